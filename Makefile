@@ -1,0 +1,145 @@
+# hutch: a rootless sandbox launcher.
+# make            build ./hutch
+# make check      install missing build dependencies (as root), build, run all tests
+# make demo       build, then run a short command in the default sandbox
+# make asan       the whole test suite on an AddressSanitizer + UBSan build
+# make bench      benchmarks against bwrap and unshare
+# make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+DATADIR = $(PREFIX)/share/hutch
+MANDIR = $(PREFIX)/share/man
+CC ?= gcc
+CFLAGS ?= -O2 -g
+WARN = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_FORTIFY_SOURCE=2
+PKGS = libseccomp libcap
+DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bubblewrap util-linux
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Isandbox
+
+SRCS = $(wildcard sandbox/*.c)
+HDRS = $(wildcard sandbox/*.h)
+PROFILES = $(filter-out %~,$(wildcard profiles/*[!~] profiles/seccomp/*))
+PROFILE_FILES = $(foreach f,$(PROFILES),$(if $(wildcard $(f)/.),,$(f)))
+# Parsing and policy code, linked into the unit tests as well.
+LIB_SRCS = $(filter-out sandbox/main.c,$(SRCS))
+
+OBJS = $(SRCS:sandbox/%.c=build/%.o) build/builtin_data.o
+FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) build/builtin_data.o
+ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) build/builtin_data.o
+
+.PHONY: all check unit integration demo asan bench deps install install-bwrap-link \
+	uninstall clean fuzz
+
+all: hutch
+
+hutch: $(OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(PKG_LIBS)
+
+# The init that pid 1 runs from a sealed memfd: static, so that it starts
+# in any sandbox root, even one without a libc.
+build/hutch-init: helpers/hutch-init.c | build
+	$(CC) $(WARN) -Os -static -o $@ $<
+	strip $@
+
+build/builtin_data.S: sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) | build
+	sh sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) > $@
+
+build/builtin_data.o: build/builtin_data.S
+	$(CC) -c -o $@ $<
+
+build/%.o: sandbox/%.c $(HDRS) | build
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# hutch-fault: the same code with fault injection at every stage; built
+# for the tests, never installed.
+build/fault/%.o: sandbox/%.c $(HDRS) | build
+	$(CC) $(ALL_CFLAGS) -DHUTCH_FAULT -c -o $@ $<
+
+build/hutch-fault: $(FAULT_OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(FAULT_OBJS) $(PKG_LIBS)
+
+ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+build/asan/%.o: sandbox/%.c $(HDRS) | build
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -DHUTCH_FAULT -c -o $@ $<
+
+build/asan/hutch: $(ASAN_OBJS)
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -o $@ $(ASAN_OBJS) $(PKG_LIBS)
+
+build:
+	mkdir -p build/fault build/asan build/unit
+
+# ---- tests ----
+
+UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*.c))
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+LIB_OBJS = $(LIB_SRCS:sandbox/%.c=build/%.o) build/builtin_data.o
+
+build/unit/%: tests/unit/%.c $(LIB_OBJS) | build
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS)
+
+build/test-reaper: tests/integration/reaper.c | build
+	$(CC) $(WARN) -O2 -o $@ $<
+
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	@set -e; for t in tests/unit/test_*.sh; do echo "== $$t"; sh $$t; done
+
+integration: hutch build/hutch-fault build/test-reaper
+	HUTCH=$(CURDIR)/hutch HUTCH_FAULT_BIN=$(CURDIR)/build/hutch-fault \
+		build/test-reaper tests/integration/run
+
+check: deps
+	$(MAKE) all build/hutch-fault
+	$(MAKE) unit
+	$(MAKE) integration
+
+asan: deps
+	$(MAKE) build/asan/hutch build/test-reaper
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	HUTCH=$(CURDIR)/build/asan/hutch HUTCH_FAULT_BIN=$(CURDIR)/build/asan/hutch \
+		build/test-reaper tests/integration/run
+
+demo: deps
+	$(MAKE) all
+	@echo '$$ ./hutch sh -c "id; hostname; ls /; ls -la ~; cat /proc/1/cmdline | tr \"\\0\" \" \"; echo; touch /usr/x"'
+	@./hutch sh -c 'id; hostname; ls /; ls -la ~; cat /proc/1/cmdline | tr "\0" " "; echo; touch /usr/x' ; \
+		echo "(exit status $$?)"
+
+bench: all
+	tests/bench/run
+
+# Install missing Debian packages when root; otherwise say how.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		else \
+			echo "missing packages; run: sudo apt-get install -y$$missing"; exit 1; \
+		fi; \
+	fi
+
+install: hutch
+	install -D -m 0755 hutch $(DESTDIR)$(BINDIR)/hutch
+	install -d $(DESTDIR)$(DATADIR)/profiles/seccomp
+	for f in $(PROFILE_FILES); do install -m 0644 $$f $(DESTDIR)$(DATADIR)/$$f; done
+	install -D -m 0644 man/hutch.1 $(DESTDIR)$(MANDIR)/man1/hutch.1
+	if [ -f man/hutch-profile.5 ]; then install -D -m 0644 man/hutch-profile.5 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5; fi
+
+# Not part of install: a bwrap link would shadow a real bubblewrap.
+install-bwrap-link: install
+	ln -sf hutch $(DESTDIR)$(BINDIR)/bwrap
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hutch $(DESTDIR)$(MANDIR)/man1/hutch.1 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5
+	if [ -L $(DESTDIR)$(BINDIR)/bwrap ] && [ "$$(readlink $(DESTDIR)$(BINDIR)/bwrap)" = hutch ]; then rm -f $(DESTDIR)$(BINDIR)/bwrap; fi
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build hutch

@@ -1,0 +1,552 @@
+/* hutch-init: pid 1 of the sandbox's pid namespace.
+ *
+ * hutch execveat()s this static program from a sealed memfd in the
+ * sandbox's pid 1, after forking COMMAND's process.  It lets COMMAND
+ * start, forwards signals to it, reaps every orphan, and when COMMAND
+ * ends (or the supervisor says so by closing the control pipe) kills
+ * everything left, FUSE servers last, then exits with COMMAND's status.
+ *
+ *   hutch-init --command-pidfd N --command-pid N --go-fd N --control-fd N
+ *              --proc-fd N [--status-fd N] [--log-fd N]
+ *
+ * Exit: COMMAND's exit code, or 128+N when signal N ended it; 137 when
+ * torn down before COMMAND started; 125 when init itself failed (one
+ * line "init: OBJECT: reason" on the log fd, or stderr). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define EXIT_INIT_FAILED 125
+#define EXIT_TORN_DOWN (128 + SIGKILL)
+#define FUSE_MAJOR 10		/* /dev/fuse */
+#define FUSE_MINOR 229
+#define WAIT_MAX 64		/* pidfds held per kill round */
+#define ROUNDS_MAX 100		/* kill rounds before FUSE servers go too */
+#define UNSET INT_MIN
+
+static struct {
+	int cmd_pidfd, cmd_pid, go_fd, control_fd, proc_fd, status_fd, log_fd;
+	int sigfd;
+	int started;		/* the go byte was sent */
+	int cmd_code;		/* si_code of COMMAND's end; 0 while it lives */
+	int cmd_status;
+	int failed;
+} g;
+
+static const struct option {
+	const char *name;
+	int *dst;
+	int min;		/* smallest value allowed */
+	int required;
+} options[] = {
+	{ "--command-pidfd", &g.cmd_pidfd, 0, 1 },
+	{ "--command-pid", &g.cmd_pid, 1, 1 },
+	{ "--go-fd", &g.go_fd, 0, 1 },
+	{ "--control-fd", &g.control_fd, 0, 1 },
+	{ "--proc-fd", &g.proc_fd, -1, 1 },
+	{ "--status-fd", &g.status_fd, -1, 0 },
+	{ "--log-fd", &g.log_fd, -1, 0 },
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+static const int forwarded[] = {
+	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT,
+};
+
+/* ---- output ---- */
+
+/* Appends S to the string of LEN bytes in BUF (of SIZE); returns the
+ * new length.  Keeps BUF NUL-terminated, cutting S short if need be. */
+static size_t append(char *buf, size_t len, size_t size, const char *s)
+{
+	while (*s && len + 2 < size)
+		buf[len++] = *s++;
+	buf[len] = '\0';
+	return len;
+}
+
+static size_t append_uint(char *buf, size_t len, size_t size, unsigned v)
+{
+	char digits[12];
+	int i = sizeof digits - 1;
+
+	digits[i] = '\0';
+	do
+		digits[--i] = (char)('0' + v % 10);
+	while ((v /= 10) && i > 0);
+	return append(buf, len, size, digits + i);
+}
+
+static void say(const char *object, const char *reason)
+{
+	char line[256];
+	size_t n = append(line, 0, sizeof line, "init: ");
+
+	n = append(line, n, sizeof line, object);
+	n = append(line, n, sizeof line, ": ");
+	n = append(line, n, sizeof line, reason);
+	line[n++] = '\n';
+	if (write(g.log_fd >= 0 ? g.log_fd : 2, line, n) < 0)
+		return;
+}
+
+/* Logs OBJECT with errno's reason and marks the run failed. */
+static void fail(const char *object)
+{
+	say(object, strerror(errno));
+	g.failed = 1;
+}
+
+/* ---- argv ---- */
+
+static int parse_int(const char *s, int min, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static const struct option *find_option(const char *name)
+{
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		if (!strcmp(options[i].name, name))
+			return &options[i];
+	return NULL;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		*options[i].dst = UNSET;
+	for (int i = 1; i < argc; i += 2) {
+		const struct option *o = find_option(argv[i]);
+
+		if (!o || i + 1 >= argc || parse_int(argv[i + 1], o->min, o->dst)) {
+			say("argv", i + 1 < argc ? argv[i] : "missing value");
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		if (*options[i].dst != UNSET)
+			continue;
+		if (options[i].required) {
+			say(options[i].name, "required");
+			return -1;
+		}
+		*options[i].dst = -1;
+	}
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+/* Every fd named on the command line must be open: a wrong number from
+ * the launcher would otherwise act on whatever that fd happens to be. */
+static int check_fds(void)
+{
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		int fd = *options[i].dst;
+
+		if (options[i].dst != &g.cmd_pid && fd >= 0 && fcntl(fd, F_GETFD) < 0) {
+			fail(options[i].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Closes every fd but the named ones (and stderr when there is no log
+ * fd), so pid 1 holds nothing COMMAND could reach through it. */
+static void close_other_fds(void)
+{
+	int keep[N_OPTIONS + 1], n = 0;
+	unsigned next = 0;
+
+	for (size_t i = 0; i < N_OPTIONS; i++)
+		if (options[i].dst != &g.cmd_pid && *options[i].dst >= 0)
+			keep[n++] = *options[i].dst;
+	if (g.log_fd < 0)
+		keep[n++] = 2;
+	qsort(keep, (size_t)n, sizeof keep[0], compare_int);
+	for (int i = 0; i < n; i++) {
+		if ((unsigned)keep[i] > next)
+			close_range(next, (unsigned)keep[i] - 1, 0);
+		next = (unsigned)keep[i] + 1;
+	}
+	close_range(next, ~0U, 0);
+}
+
+/* Nonzero when the supervisor has closed the control pipe (or died). */
+static int control_gone(short revents)
+{
+	char buf[64];
+
+	if (revents & (POLLHUP | POLLERR | POLLNVAL))
+		return 1;
+	if (!(revents & POLLIN))
+		return 0;
+	return read(g.control_fd, buf, sizeof buf) <= 0;
+}
+
+static int control_gone_now(void)
+{
+	struct pollfd p = { g.control_fd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) != 0 && control_gone(p.revents);
+}
+
+static int take_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+		sigaddset(&set, forwarded[i]);
+	/* Writes to a reader that is gone return EPIPE instead of killing us. */
+	signal(SIGPIPE, SIG_IGN);
+	/* Blocked, so the kernel queues them for pid 1 instead of dropping them. */
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0) {
+		fail("sigprocmask");
+		return -1;
+	}
+	g.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (g.sigfd < 0) {
+		fail("signalfd");
+		return -1;
+	}
+	return 0;
+}
+
+/* Lets COMMAND's process execve COMMAND: one byte, then EOF. */
+static void send_go(void)
+{
+	g.started = 1;
+	if (write(g.go_fd, "g", 1) != 1 && errno != EPIPE)
+		fail("go-fd");
+	close(g.go_fd);
+	g.go_fd = -1;
+}
+
+/* Returns 0 when set up, 1 when the supervisor is already gone, -1 on
+ * failure. */
+static int set_up(void)
+{
+	if (check_fds() < 0)
+		return -1;
+	if (control_gone_now())
+		return 1;
+	/* Not dumpable: COMMAND cannot ptrace pid 1 or open its fds and exe
+	 * through /proc. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		fail("dumpable");
+		return -1;
+	}
+	close_other_fds();
+	/* Pin no directory but the sandbox's root. */
+	if (chdir("/") < 0) {
+		fail("chdir");
+		return -1;
+	}
+	return take_signals();
+}
+
+/* ---- run ---- */
+
+/* Reaps children until none is left to reap now (WNOHANG) or at all. */
+static void reap(int wait_flags)
+{
+	siginfo_t si;
+
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WEXITED | wait_flags) < 0 || si.si_pid == 0)
+			return;
+		if (si.si_pid == g.cmd_pid) {
+			g.cmd_code = si.si_code;
+			g.cmd_status = si.si_status;
+		}
+	}
+}
+
+static void forward(int sig)
+{
+	if (g.cmd_code)
+		return;
+	if (pidfd_send_signal(g.cmd_pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
+		say("forward", strerror(errno));
+}
+
+/* Handles queued signals in the order the kernel gives them (SIGCHLD
+ * before any higher-numbered one).  One read per wakeup, so a storm of
+ * signals from the sandbox cannot starve the control pipe. */
+static int handle_signals(void)
+{
+	struct signalfd_siginfo si[8];
+	ssize_t n = read(g.sigfd, si, sizeof si);
+
+	if (n < 0 && errno != EAGAIN) {
+		fail("signalfd");
+		return -1;
+	}
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++) {
+		if (si[i].ssi_signo == SIGCHLD)
+			reap(WNOHANG);
+		else
+			forward((int)si[i].ssi_signo);
+	}
+	return 0;
+}
+
+/* Runs until COMMAND has ended, the supervisor hangs up, or a failure. */
+static void run(void)
+{
+	struct pollfd p[2] = {
+		{ g.sigfd, POLLIN, 0 },
+		{ g.control_fd, POLLIN, 0 },
+	};
+
+	while (!g.cmd_code) {
+		if (poll(p, 2, -1) < 0) {
+			fail("poll");
+			return;
+		}
+		if (p[0].revents && handle_signals() < 0)
+			return;
+		if (control_gone(p[1].revents))
+			return;
+	}
+}
+
+/* ---- teardown ---- */
+
+typedef int entry_fn(int dir, const char *name, void *ctx);
+
+/* Calls FN on each entry of directory DIR (closed on return) but the
+ * dot ones, until FN returns nonzero; returns that. */
+static int each_entry(int dir, entry_fn *fn, void *ctx)
+{
+	union {
+		struct dirent64 d;
+		char b[4096];
+	} buf;
+	ssize_t n;
+	int rc = 0;
+
+	if (dir < 0)
+		return 0;
+	while (!rc && (n = getdents64(dir, buf.b, sizeof buf.b)) > 0) {
+		for (ssize_t off = 0; !rc && off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf.b + off);
+
+			off += d->d_reclen;
+			if (d->d_name[0] != '.')
+				rc = fn(dir, d->d_name, ctx);
+		}
+	}
+	close(dir);
+	return rc;
+}
+
+static int is_fuse_fd(int dir, const char *name, void *ctx)
+{
+	struct statx st;
+
+	(void)ctx;
+	/* Cached attributes only: a file open on a stuck FUSE mount must not
+	 * hang us in a request to its server. */
+	return !statx(dir, name, AT_STATX_DONT_SYNC, STATX_TYPE, &st) &&
+	       S_ISCHR(st.stx_mode) && st.stx_rdev_major == FUSE_MAJOR &&
+	       st.stx_rdev_minor == FUSE_MINOR;
+}
+
+/* Nonzero when process PID holds /dev/fuse open: a FUSE server, which
+ * must outlive the processes that may still flush to it as they exit.
+ * A process whose fds we may not read counts as no server. */
+static int holds_fuse(int pid)
+{
+	char path[24];
+	size_t n = append_uint(path, 0, sizeof path, (unsigned)pid);
+
+	append(path, n, sizeof path, "/fd");
+	return each_entry(openat(g.proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			  is_fuse_fd, NULL);
+}
+
+/* Nonzero when the process behind PIDFD has exited (a zombie or gone). */
+static int has_exited(int pidfd)
+{
+	struct pollfd p = { pidfd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) != 0;
+}
+
+struct round {
+	int killed;
+	int n;
+	int pidfds[WAIT_MAX];
+};
+
+typedef int pid_fn(int pid, struct round *r);
+
+struct pid_walk {
+	pid_fn *fn;
+	struct round *r;
+};
+
+static int pid_entry(int dir, const char *name, void *ctx)
+{
+	struct pid_walk *w = ctx;
+	int pid;
+
+	(void)dir;
+	if (parse_int(name, 1, &pid) || pid == 1)
+		return 0;
+	return w->fn(pid, w->r);
+}
+
+/* Calls FN on every process of the namespace but us, until it returns
+ * nonzero; returns that. */
+static int each_pid(pid_fn *fn, struct round *r)
+{
+	struct pid_walk w = { fn, r };
+
+	return each_entry(openat(g.proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			  pid_entry, &w);
+}
+
+static int is_fuse_server(int pid, struct round *r)
+{
+	(void)r;
+	return holds_fuse(pid);
+}
+
+/* SIGKILLs PID unless it is a FUSE server or has exited; keeps its pidfd
+ * to wait for its end.  Through a pidfd, so a recycled pid is never hit. */
+static int kill_unless_fuse(int pid, struct round *r)
+{
+	int pidfd = pidfd_open(pid, 0);
+
+	if (pidfd < 0)
+		return 0;
+	if (has_exited(pidfd) || holds_fuse(pid) ||
+	    pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0) {
+		close(pidfd);
+		return 0;
+	}
+	r->killed++;
+	if (r->n < WAIT_MAX)
+		r->pidfds[r->n++] = pidfd;
+	else
+		close(pidfd);
+	return 0;
+}
+
+/* One round: kill all but FUSE servers, then block (no spinning) until
+ * each of them has exited.  Returns how many were killed. */
+static int kill_round(void)
+{
+	struct round r = { 0, 0, { 0 } };
+
+	each_pid(kill_unless_fuse, &r);
+	for (int i = 0; i < r.n; i++) {
+		struct pollfd p = { r.pidfds[i], POLLIN, 0 };
+
+		poll(&p, 1, -1);
+		close(r.pidfds[i]);
+	}
+	reap(WNOHANG);
+	return r.killed;
+}
+
+/* Kills every process in the namespace, FUSE servers only once all the
+ * others are gone (so exiting tasks can still flush to them), and reaps
+ * them all.  A process that never dies blocks us here: the supervisor
+ * has a deadline for that. */
+static void teardown(void)
+{
+	int rounds = 0;
+
+	/* Bounded: processes that fork faster than rounds kill them cost the
+	 * FUSE servers their ordering, not the teardown its end. */
+	if (g.proc_fd >= 0 && each_pid(is_fuse_server, NULL))
+		while (kill_round() > 0 && ++rounds < ROUNDS_MAX)
+			;
+	kill(-1, SIGKILL);
+	reap(0);
+}
+
+/* ---- end ---- */
+
+static void report_status(void)
+{
+	char line[32];
+	size_t n;
+
+	if (g.status_fd < 0)
+		return;
+	if (!g.started || !g.cmd_code)
+		n = append(line, 0, sizeof line, "none");
+	else
+		n = append_uint(line, append(line, 0, sizeof line,
+					     g.cmd_code == CLD_EXITED ? "exit " : "signal "),
+				sizeof line, (unsigned)g.cmd_status);
+	line[n++] = '\n';
+	if (write(g.status_fd, line, n) != (ssize_t)n)
+		fail("status-fd");
+}
+
+static int exit_code(void)
+{
+	if (g.failed)
+		return EXIT_INIT_FAILED;
+	if (!g.started || !g.cmd_code)
+		return EXIT_TORN_DOWN;
+	if (g.cmd_code == CLD_EXITED)
+		return g.cmd_status;
+	return 128 + g.cmd_status;
+}
+
+int main(int argc, char **argv)
+{
+	/* Die with the supervisor, our parent across the pid ns boundary. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (parse_args(argc, argv) < 0)
+		_exit(EXIT_INIT_FAILED);
+	/* Only pid 1 of a pid namespace: kill(-1) elsewhere would kill all
+	 * of the caller's processes. */
+	if (getpid() != 1) {
+		say("pid", "not pid 1 of a pid namespace");
+		_exit(EXIT_INIT_FAILED);
+	}
+	if (set_up() == 0) {
+		send_go();
+		run();
+	}
+	teardown();
+	report_status();
+	_exit(exit_code());
+}

@@ -1,0 +1,16 @@
+/* Files shipped inside the hutch binary: profiles, seccomp policies and
+ * the static init image, embedded at build time so that an uninstalled
+ * or relocated hutch needs no file from disk. */
+#ifndef HUTCH_BUILTIN_H
+#define HUTCH_BUILTIN_H
+
+#include <stddef.h>
+
+/* KIND is "profiles" or "seccomp"; returns the text of the shipped file
+ * NAME and its length, or NULL when there is none. */
+const char *builtin_file(const char *kind, const char *name, size_t *len);
+
+/* The static init program (helpers/hutch-init). */
+const unsigned char *builtin_init_image(size_t *len);
+
+#endif

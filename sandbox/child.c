@@ -1,0 +1,256 @@
+/* The sandbox side of set-up: pid 1 until it becomes init, and the
+ * process that becomes COMMAND.  Failures go to the supervisor as one
+ * line on the close-on-exec log pipe. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <stdint.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
+#include "sandbox.h"
+#include "seal.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+void child_fail(struct sandbox *sb, int status)
+{
+	size_t len = strlen(sb->err);
+
+	sb->err[len < sizeof(sb->err) - 1 ? len : len - 1] = '\n';
+	if (sb->log_pipe[1] >= 0 &&
+	    write(sb->log_pipe[1], sb->err, strlen(sb->err)) < 0)
+		_exit(status);
+	_exit(status);
+}
+
+static int fail_errno(struct sandbox *sb, const char *stage, const char *what,
+		      const char *obj)
+{
+	return log_fail(sb->err, sizeof(sb->err), stage, what, obj, errno);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* First act of the sandbox: die with the supervisor.  Then make sure it
+ * still lives: the release pipe's only writer is the supervisor, so EOF
+ * there means it is gone (getppid() says 0 across a pid namespace). */
+int stage_deathsig(struct sandbox *sb)
+{
+	char c;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return fail_errno(sb, "deathsig", "set", "parent death signal");
+	close_fd(&sb->release_pipe[1]);
+	close_fd(&sb->log_pipe[0]);
+	close_fd(&sb->control_pipe[1]);
+	close_fd(&sb->status_pipe[0]);
+	close_fd(&sb->sigfd);
+	if (read(sb->release_pipe[0], &c, 1) != 1)
+		_exit(failure_status(sb->plan));
+	close_fd(&sb->release_pipe[0]);
+	return 0;
+}
+
+int stage_mounts(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
+		return fail_errno(sb, "mounts", "set hostname", plan->hostname);
+	if (sb->nested_userns) {
+		sb->self_proc = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (sb->self_proc < 0)
+			return fail_errno(sb, "mounts", "open", "/proc/self");
+	}
+	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
+	return mounts_build(&sb->ms);
+}
+
+static int write_self_file(struct sandbox *sb, const char *name, const char *text)
+{
+	int fd = openat(sb->self_proc, name, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return fail_errno(sb, "seal", "open", name);
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? fail_errno(sb, "seal", "write", name) : 0;
+}
+
+/* devpts needs uid 0 mapped while it is mounted; the ids asked for come
+ * from a second user namespace, entered once the tree is built. */
+static int enter_nested_userns(struct sandbox *sb)
+{
+	char map[64];
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return fail_errno(sb, "seal", "new user namespace", "for --uid/--gid");
+	if (write_self_file(sb, "setgroups", "deny") < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u 0 1\n", (unsigned)sb->plan->uid);
+	if (write_self_file(sb, "uid_map", map) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u 0 1\n", (unsigned)sb->plan->gid);
+	if (write_self_file(sb, "gid_map", map) < 0)
+		return -1;
+	close_fd(&sb->self_proc);
+	return 0;
+}
+
+static pid_t fork_with_pidfd(int *pidfd)
+{
+	struct clone_args args = {
+		.flags = CLONE_PIDFD,
+		.pidfd = (unsigned long long)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+
+	if (pid < 0 && errno == ENOSYS)
+		pid = (pid_t)syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, NULL, pidfd, NULL, 0);
+	return pid;
+}
+
+/* Signals sent to pid 1 before init has its signalfd stay pending
+ * across execveat instead of being lost. */
+static int block_init_signals(struct sandbox *sb)
+{
+	static const int sigs[] = {
+		SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+		SIGWINCH, SIGCONT,
+	};
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return fail_errno(sb, "seal", "block", "signals");
+	return 0;
+}
+
+/* pid 1 forks COMMAND's process, which waits on the go pipe, then
+ * replaces itself with the sealed init; COMMAND runs only after that. */
+int stage_seal(struct sandbox *sb)
+{
+	pid_t pid;
+
+	if (sb->nested_userns && enter_nested_userns(sb) < 0)
+		return -1;
+	if (!sb->has_init)
+		return stages_run(sb, WHO_COMMAND, "seal", NULL);
+	if (pipe2(sb->go_pipe, O_CLOEXEC) < 0)
+		return fail_errno(sb, "seal", "pipe", "go");
+	pid = fork_with_pidfd(&sb->command_fd);
+	if (pid < 0)
+		return fail_errno(sb, "seal", "fork", "COMMAND's process");
+	if (pid == 0) {
+		close_fd(&sb->go_pipe[1]);
+		if (stages_run(sb, WHO_COMMAND, "seal", NULL) < 0)
+			child_fail(sb, failure_status(sb->plan));
+		_exit(failure_status(sb->plan));
+	}
+	sb->command_pid = pid;
+	close_fd(&sb->go_pipe[0]);
+	if (block_init_signals(sb) < 0)
+		return -1;
+	mounts_release(&sb->ms);
+	return seal_exec_init(sb);
+}
+
+static int check_pass_fds(struct sandbox *sb)
+{
+	for (size_t i = 0; i < sb->plan->n_pass_fds; i++) {
+		int fd = sb->plan->pass_fds[i];
+		char obj[32];
+
+		if (fcntl(fd, F_SETFD, 0) < 0) {
+			snprintf(obj, sizeof(obj), "%d", fd);
+			return fail_errno(sb, "policy", "--pass-fd", obj);
+		}
+	}
+	return 0;
+}
+
+/* COMMAND gets 0, 1, 2 and the fds passed on purpose, nothing else:
+ * whatever the caller leaked (a host directory fd, CVE-2024-21626's
+ * class) closes at execve. */
+static int close_stray_fds(struct sandbox *sb)
+{
+	if (sb->plan->mode == MODE_BWRAP)
+		return 0;	/* bwrap passes inherited fds through */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		return fail_errno(sb, "policy", "close_range", "fds");
+	return check_pass_fds(sb);
+}
+
+int stage_policy(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if (plan->new_session && setsid() < 0)
+		return fail_errno(sb, "policy", "new session", "setsid");
+	if (sigprocmask(SIG_SETMASK, &sb->caller_mask, NULL) < 0)
+		return fail_errno(sb, "policy", "restore", "signal mask");
+	if (close_stray_fds(sb) < 0)
+		return -1;
+	return policy_apply(plan, sb->policy, sb->err, sizeof(sb->err));
+}
+
+static void wait_for_go(struct sandbox *sb)
+{
+	char c;
+
+	if (!sb->has_init)
+		return;
+	/* No "g": pid 1 did not become init, and takes us down with it. */
+	if (read(sb->go_pipe[0], &c, 1) != 1 || c != 'g')
+		_exit(failure_status(sb->plan));
+	close_fd(&sb->go_pipe[0]);
+}
+
+static int exec_failure(struct sandbox *sb, const char *file)
+{
+	int errnum = errno;
+	struct plan *plan = sb->plan;
+
+	if (plan->mode == MODE_BWRAP)
+		snprintf(sb->err, sizeof(sb->err), "execvp %s: %s", file, strerror(errnum));
+	else
+		snprintf(sb->err, sizeof(sb->err), "exec: %s: %s", file, strerror(errnum));
+	if (plan->mode == MODE_BWRAP)
+		child_fail(sb, 1);
+	child_fail(sb, errnum == ENOENT ? 127 : 126);
+}
+
+int stage_exec(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+	char *file = plan->argv[0];
+
+	wait_for_go(sb);
+	if (plan->argv0)
+		plan->argv[0] = plan->argv0;
+	environ = plan->env ? plan->env : (char *[]){ NULL };
+	execvp(file, plan->argv);
+	return exec_failure(sb, file);
+}

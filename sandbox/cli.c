@@ -1,0 +1,642 @@
+/* The option table: every option of bwrap and of hutch, read from the
+ * command line and from profiles alike (one grammar, not two). */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "policy.h"
+#include "seccomp_policy.h"
+#include "util.h"
+
+enum opt_key {
+	OPT_HELP = 0x100, OPT_VERSION,
+	OPT_UNSHARE_USER, OPT_UNSHARE_USER_TRY, OPT_UNSHARE_PID, OPT_UNSHARE_IPC,
+	OPT_UNSHARE_UTS, OPT_UNSHARE_NET, OPT_UNSHARE_CGROUP,
+	OPT_UNSHARE_CGROUP_TRY, OPT_UNSHARE_ALL, OPT_SHARE_NET,
+	OPT_UID, OPT_GID, OPT_HOSTNAME, OPT_CHDIR, OPT_SETENV, OPT_UNSETENV,
+	OPT_CLEARENV, OPT_ARGV0,
+	OPT_BIND, OPT_BIND_TRY, OPT_DEV_BIND, OPT_DEV_BIND_TRY, OPT_RO_BIND,
+	OPT_RO_BIND_TRY, OPT_REMOUNT_RO, OPT_PROC, OPT_DEV, OPT_TMPFS,
+	OPT_PERMS, OPT_SIZE, OPT_MQUEUE, OPT_DIR, OPT_SYMLINK, OPT_CHMOD,
+	OPT_FILE, OPT_BIND_DATA, OPT_RO_BIND_DATA,
+	OPT_DIE_WITH_PARENT, OPT_NEW_SESSION, OPT_AS_PID_1,
+	OPT_CAP_ADD, OPT_CAP_DROP,
+	/* hutch's own */
+	OPT_PROFILE, OPT_MIRROR, OPT_BIND_CWD, OPT_RO_BIND_CWD, OPT_KEEP_ENV,
+	OPT_TIMEOUT, OPT_KILL_AFTER, OPT_TEARDOWN_DEADLINE,
+	OPT_SECCOMP_POLICY, OPT_SECCOMP_DENY, OPT_SECCOMP_ALLOW, OPT_PASS_FD,
+	OPT_EXPLAIN,
+};
+
+#define BOTH	0x1u	/* bwrap's option: both modes */
+#define HUTCH	0x2u	/* hutch's own: hutch mode only */
+#define NOPROF	0x4u	/* not allowed in a profile */
+
+struct opt_spec {
+	const char *name;
+	int key;
+	int nargs;
+	const char *argnames;
+	unsigned flags;
+	const char *doc;
+};
+
+static const struct opt_spec specs[] = {
+	{ "help", OPT_HELP, 0, NULL, BOTH | NOPROF, "Print this help" },
+	{ "version", OPT_VERSION, 0, NULL, BOTH | NOPROF, "Print version" },
+	{ "unshare-all", OPT_UNSHARE_ALL, 0, NULL, BOTH, "Unshare every namespace we support by default" },
+	{ "share-net", OPT_SHARE_NET, 0, NULL, BOTH, "Retain the network namespace (can only combine with --unshare-all)" },
+	{ "unshare-user", OPT_UNSHARE_USER, 0, NULL, BOTH, "Create new user namespace" },
+	{ "unshare-user-try", OPT_UNSHARE_USER_TRY, 0, NULL, BOTH, "Create new user namespace if possible else continue by skipping it" },
+	{ "unshare-ipc", OPT_UNSHARE_IPC, 0, NULL, BOTH, "Create new ipc namespace" },
+	{ "unshare-pid", OPT_UNSHARE_PID, 0, NULL, BOTH, "Create new pid namespace" },
+	{ "unshare-net", OPT_UNSHARE_NET, 0, NULL, BOTH, "Create new network namespace" },
+	{ "unshare-uts", OPT_UNSHARE_UTS, 0, NULL, BOTH, "Create new uts namespace" },
+	{ "unshare-cgroup", OPT_UNSHARE_CGROUP, 0, NULL, BOTH, "Create new cgroup namespace" },
+	{ "unshare-cgroup-try", OPT_UNSHARE_CGROUP_TRY, 0, NULL, BOTH, "Create new cgroup namespace if possible else continue by skipping it" },
+	{ "uid", OPT_UID, 1, "UID", BOTH, "Custom uid in the sandbox" },
+	{ "gid", OPT_GID, 1, "GID", BOTH, "Custom gid in the sandbox" },
+	{ "hostname", OPT_HOSTNAME, 1, "NAME", BOTH, "Custom hostname in the sandbox (requires --unshare-uts)" },
+	{ "chdir", OPT_CHDIR, 1, "DIR", BOTH, "Change directory to DIR" },
+	{ "clearenv", OPT_CLEARENV, 0, NULL, BOTH, "Unset all environment variables" },
+	{ "setenv", OPT_SETENV, 2, "VAR VALUE", BOTH, "Set an environment variable" },
+	{ "unsetenv", OPT_UNSETENV, 1, "VAR", BOTH, "Unset an environment variable" },
+	{ "argv0", OPT_ARGV0, 1, "VALUE", BOTH, "Set argv[0] to the value VALUE before running the program" },
+	{ "bind", OPT_BIND, 2, "SRC DEST", BOTH, "Bind mount the host path SRC on DEST" },
+	{ "bind-try", OPT_BIND_TRY, 2, "SRC DEST", BOTH, "Equal to --bind but ignores non-existent SRC" },
+	{ "dev-bind", OPT_DEV_BIND, 2, "SRC DEST", BOTH, "Bind mount the host path SRC on DEST, allowing device access" },
+	{ "dev-bind-try", OPT_DEV_BIND_TRY, 2, "SRC DEST", BOTH, "Equal to --dev-bind but ignores non-existent SRC" },
+	{ "ro-bind", OPT_RO_BIND, 2, "SRC DEST", BOTH, "Bind mount the host path SRC readonly on DEST" },
+	{ "ro-bind-try", OPT_RO_BIND_TRY, 2, "SRC DEST", BOTH, "Equal to --ro-bind but ignores non-existent SRC" },
+	{ "remount-ro", OPT_REMOUNT_RO, 1, "DEST", BOTH, "Remount DEST as readonly" },
+	{ "proc", OPT_PROC, 1, "DEST", BOTH, "Mount new procfs on DEST" },
+	{ "dev", OPT_DEV, 1, "DEST", BOTH, "Mount new dev on DEST" },
+	{ "tmpfs", OPT_TMPFS, 1, "DEST", BOTH, "Mount new tmpfs on DEST" },
+	{ "mqueue", OPT_MQUEUE, 1, "DEST", BOTH, "Mount new mqueue on DEST" },
+	{ "dir", OPT_DIR, 1, "DEST", BOTH, "Create dir at DEST" },
+	{ "file", OPT_FILE, 2, "FD DEST", BOTH | NOPROF, "Copy from FD to destination DEST" },
+	{ "bind-data", OPT_BIND_DATA, 2, "FD DEST", BOTH | NOPROF, "Copy from FD to file which is bind-mounted on DEST" },
+	{ "ro-bind-data", OPT_RO_BIND_DATA, 2, "FD DEST", BOTH | NOPROF, "Copy from FD to file which is readonly bind-mounted on DEST" },
+	{ "symlink", OPT_SYMLINK, 2, "SRC DEST", BOTH, "Create symlink at DEST with target SRC" },
+	{ "perms", OPT_PERMS, 1, "OCTAL", BOTH, "Set permissions of next argument (--bind-data, --file, etc.)" },
+	{ "size", OPT_SIZE, 1, "BYTES", BOTH, "Set size of next argument (only for --tmpfs)" },
+	{ "chmod", OPT_CHMOD, 2, "OCTAL PATH", BOTH, "Change permissions of PATH (must already exist)" },
+	{ "new-session", OPT_NEW_SESSION, 0, NULL, BOTH, "Create a new terminal session" },
+	{ "die-with-parent", OPT_DIE_WITH_PARENT, 0, NULL, BOTH, "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies." },
+	{ "as-pid-1", OPT_AS_PID_1, 0, NULL, BOTH, "Do not install a reaper process with PID=1" },
+	{ "cap-add", OPT_CAP_ADD, 1, "CAP", BOTH, "Add cap CAP when running as privileged user" },
+	{ "cap-drop", OPT_CAP_DROP, 1, "CAP", BOTH, "Drop cap CAP when running as privileged user" },
+	{ "profile", OPT_PROFILE, 1, "NAME", HUTCH | NOPROF, "Apply profile NAME (a path if it has a slash; none: no profile)" },
+	{ "mirror", OPT_MIRROR, 1, "PATH", HUTCH, "Reproduce host PATH read-only: a symlink as a symlink, else a read-only bind; absent: skipped" },
+	{ "bind-cwd", OPT_BIND_CWD, 0, NULL, HUTCH, "Bind the current directory writable at its path and start there" },
+	{ "ro-bind-cwd", OPT_RO_BIND_CWD, 0, NULL, HUTCH, "Bind the current directory read-only at its path and start there" },
+	{ "keep-env", OPT_KEEP_ENV, 1, "VAR", HUTCH, "Keep VAR from the caller's environment (after --clearenv)" },
+	{ "timeout", OPT_TIMEOUT, 1, "SECONDS", HUTCH, "Stop COMMAND after SECONDS (exit status 124)" },
+	{ "kill-after", OPT_KILL_AFTER, 1, "SECONDS", HUTCH, "Grace between SIGTERM and SIGKILL (default 5)" },
+	{ "teardown-deadline", OPT_TEARDOWN_DEADLINE, 1, "SECONDS", HUTCH, "Longest wait for teardown before reporting what is stuck (default 10)" },
+	{ "seccomp-policy", OPT_SECCOMP_POLICY, 1, "NAME", HUTCH, "Seccomp policy: default, strict, none, or a file" },
+	{ "seccomp-deny", OPT_SECCOMP_DENY, 1, "SYSCALL[:ERRNO]", HUTCH, "Also refuse SYSCALL (with EPERM unless ERRNO is given)" },
+	{ "seccomp-allow", OPT_SECCOMP_ALLOW, 1, "SYSCALL", HUTCH, "Allow SYSCALL whatever the policy says" },
+	{ "pass-fd", OPT_PASS_FD, 1, "FD", HUTCH | NOPROF, "Leave FD open for COMMAND (all others are closed)" },
+	{ "explain", OPT_EXPLAIN, 0, NULL, HUTCH | NOPROF, "Print the resolved plan and exit without running" },
+};
+
+#define N_SPECS (sizeof(specs) / sizeof(specs[0]))
+
+static const struct opt_spec *spec_by_key(int key)
+{
+	for (size_t i = 0; i < N_SPECS; i++)
+		if (specs[i].key == key)
+			return &specs[i];
+	return NULL;
+}
+
+static bool spec_in_mode(const struct opt_spec *s, const struct plan *plan)
+{
+	return (s->flags & BOTH) || plan->mode == MODE_HUTCH;
+}
+
+bool cli_option_exists(const struct plan *plan, const char *name)
+{
+	for (size_t i = 0; i < N_SPECS; i++)
+		if (strcmp(specs[i].name, name) == 0)
+			return spec_in_mode(&specs[i], plan) &&
+			       !(specs[i].flags & NOPROF);
+	return false;
+}
+
+/* The first word of ARGNAMES is what argp shows and reads; the others
+ * are taken from argv by on_option. */
+static char *first_argname(const char *argnames)
+{
+	size_t len = strcspn(argnames, " ");
+	char *s = xstrdup(argnames);
+
+	s[len] = '\0';
+	return s;
+}
+
+static struct argp_option *build_argp_options(const struct plan *plan)
+{
+	struct argp_option *o = xreallocarray(NULL, N_SPECS + 1, sizeof(*o));
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_SPECS; i++) {
+		if (!spec_in_mode(&specs[i], plan))
+			continue;
+		memset(&o[n], 0, sizeof(o[n]));
+		o[n].name = specs[i].name;
+		o[n].key = specs[i].key;
+		o[n].arg = specs[i].argnames ? first_argname(specs[i].argnames) : NULL;
+		o[n].doc = specs[i].doc;
+		n++;
+	}
+	memset(&o[n], 0, sizeof(o[n]));
+	return o;
+}
+
+static void free_argp_options(struct argp_option *o)
+{
+	for (size_t i = 0; o[i].name; i++)
+		free((char *)o[i].arg);
+	free(o);
+}
+
+struct record_ctx {
+	struct plan *plan;
+	struct record_list *out;
+	const char *origin;
+	bool in_profile;
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+static const char *count_word(int n)
+{
+	return n == 2 ? "two arguments" : n == 3 ? "three arguments" : "an argument";
+}
+
+static error_t record_option(struct record_ctx *ctx, const struct opt_spec *s,
+			     char *arg, struct argp_state *state)
+{
+	struct option_record rec = { .key = s->key };
+
+	if (ctx->in_profile && (s->flags & NOPROF)) {
+		snprintf(ctx->err, ctx->errlen, "%s: %s: not allowed in a profile",
+			 ctx->origin, s->name);
+		ctx->failed = true;
+		return EINVAL;
+	}
+	if (arg)
+		rec.args[0] = xstrdup(arg);
+	for (int i = 1; i < s->nargs; i++) {
+		if (state->next >= state->argc) {
+			snprintf(ctx->err, ctx->errlen, "--%s takes %s",
+				 s->name, count_word(s->nargs));
+			ctx->failed = true;
+			for (int j = 0; j < i; j++)
+				free(rec.args[j]);
+			return EINVAL;
+		}
+		rec.args[i] = xstrdup(state->argv[state->next++]);
+	}
+	rec.origin = xstrdup(ctx->origin);
+	ctx->out->recs = xreallocarray(ctx->out->recs, ctx->out->n + 1,
+				       sizeof(rec));
+	ctx->out->recs[ctx->out->n++] = rec;
+	return 0;
+}
+
+static error_t on_option(int key, char *arg, struct argp_state *state)
+{
+	struct record_ctx *ctx = state->input;
+	const struct opt_spec *s;
+
+	if (key == ARGP_KEY_ARG) {
+		if (ctx->in_profile) {
+			snprintf(ctx->err, ctx->errlen, "%s: %s: unexpected word",
+				 ctx->origin, arg);
+			ctx->failed = true;
+			return EINVAL;
+		}
+		/* COMMAND: everything from here on belongs to it. */
+		ctx->out->command_index = state->next - 1;
+		state->next = state->argc;
+		return 0;
+	}
+	s = spec_by_key(key);
+	if (!s)
+		return ARGP_ERR_UNKNOWN;
+	return record_option(ctx, s, arg, state);
+}
+
+int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
+	       bool in_profile, struct record_list *out, char *err, size_t errlen)
+{
+	struct argp_option *options = build_argp_options(plan);
+	struct argp argp = { .options = options, .parser = on_option,
+			     .args_doc = "[--] COMMAND [ARGS...]" };
+	struct record_ctx ctx = { plan, out, origin, in_profile, err, errlen, false };
+	unsigned flags = ARGP_IN_ORDER | ARGP_NO_HELP | ARGP_NO_EXIT;
+	error_t r;
+
+	/* Profiles report their own errors with file and line. */
+	if (in_profile)
+		flags |= ARGP_NO_ERRS;
+	out->command_index = -1;
+	err[0] = '\0';
+	r = argp_parse(&argp, argc, argv, flags, NULL, &ctx);
+	free_argp_options(options);
+	if (r == 0 && !ctx.failed)
+		return 0;
+	if (!err[0])
+		snprintf(err, errlen, "%s: invalid option", origin);
+	return -1;
+}
+
+void records_free(struct record_list *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		for (int j = 0; j < 3; j++)
+			free(list->recs[i].args[j]);
+		free(list->recs[i].origin);
+	}
+	free(list->recs);
+	list->recs = NULL;
+	list->n = 0;
+}
+
+/* ---- applying options to the plan ---- */
+
+struct apply_ctx {
+	struct plan *plan;
+	const struct option_record *rec;
+	char *const *envp;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct apply_ctx *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct apply_ctx *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->err, a->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static struct fs_op *add_op(struct apply_ctx *a, enum fs_kind kind,
+			    unsigned flags, const char *src, const char *dest)
+{
+	struct fs_op *op = plan_add_op(a->plan, kind);
+
+	op->flags = flags;
+	op->src = src ? xstrdup(src) : NULL;
+	op->dest = dest ? xstrdup(dest) : NULL;
+	op->origin = xstrdup(a->rec->origin);
+	return op;
+}
+
+static int parse_fd(struct apply_ctx *a, const char *s, int *fd)
+{
+	long long v = parse_uint(s, 1 << 30);
+
+	if (v < 0)
+		return fail(a, "Invalid fd: %s", s);
+	*fd = (int)v;
+	return 0;
+}
+
+static int apply_fd_op(struct apply_ctx *a, enum fs_kind kind, unsigned flags)
+{
+	struct fs_op *op;
+	int fd = -1;
+
+	if (parse_fd(a, a->rec->args[0], &fd) < 0)
+		return -1;
+	op = add_op(a, kind, flags, NULL, a->rec->args[1]);
+	op->fd = fd;
+	return 0;
+}
+
+static int apply_id(struct apply_ctx *a, unsigned *id)
+{
+	long long v = parse_uint(a->rec->args[0], 0xfffffffeLL);
+
+	if (v < 0)
+		return fail(a, "Invalid uid or gid: %s", a->rec->args[0]);
+	*id = (unsigned)v;
+	return 0;
+}
+
+static int apply_octal(struct apply_ctx *a, const char *s, mode_t *mode)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 8);
+	if (!*s || *end || errno || v > 07777)
+		return fail(a, "--perms takes an octal argument, not %s", s);
+	*mode = (mode_t)v;
+	return 0;
+}
+
+static int apply_size(struct apply_ctx *a)
+{
+	long long v = parse_uint(a->rec->args[0], 1LL << 62);
+
+	if (v <= 0)
+		return fail(a, "Invalid size %s", a->rec->args[0]);
+	a->plan->next_size = (unsigned long long)v;
+	return 0;
+}
+
+static int apply_chmod(struct apply_ctx *a)
+{
+	mode_t mode;
+	struct fs_op *op;
+
+	if (apply_octal(a, a->rec->args[0], &mode) < 0)
+		return -1;
+	op = add_op(a, FS_CHMOD, 0, NULL, a->rec->args[1]);
+	op->perms = mode;
+	op->has_perms = true;
+	return 0;
+}
+
+static int apply_cap(struct apply_ctx *a, bool add)
+{
+	int cap = policy_cap_from_name(a->rec->args[0]);
+	unsigned long long bits;
+
+	if (cap == -1)
+		return fail(a, "--cap-add/--cap-drop: unknown capability %s",
+			    a->rec->args[0]);
+	bits = cap == -2 ? ~0ULL : 1ULL << cap;
+	if (add) {
+		a->plan->caps_add |= bits;
+		a->plan->caps_drop &= ~bits;
+	} else {
+		a->plan->caps_drop |= bits;
+		a->plan->caps_add &= ~bits;
+	}
+	return 0;
+}
+
+static int apply_seconds(struct apply_ctx *a, double *out)
+{
+	double v = parse_seconds(a->rec->args[0]);
+
+	if (v < 0)
+		return fail(a, "not a number of seconds: %s", a->rec->args[0]);
+	*out = v;
+	return 0;
+}
+
+static int apply_syscall_rule(struct apply_ctx *a, bool allow)
+{
+	struct plan *plan = a->plan;
+	char *name = xstrdup(a->rec->args[0]);
+	char *colon = strchr(name, ':');
+	struct syscall_rule *r;
+	int errnum = EPERM;
+
+	if (colon) {
+		*colon = '\0';
+		errnum = allow ? -1 : seccomp_errno_from_name(colon + 1);
+		if (errnum < 0) {
+			free(name);
+			return fail(a, "--seccomp-deny: unknown errno %s",
+				    a->rec->args[0]);
+		}
+	}
+	if (!policy_syscall_known(name)) {
+		fail(a, "unknown syscall %s", name);
+		free(name);
+		return -1;
+	}
+	plan->syscall_rules = xreallocarray(plan->syscall_rules,
+					    plan->n_syscall_rules + 1,
+					    sizeof(*plan->syscall_rules));
+	r = &plan->syscall_rules[plan->n_syscall_rules++];
+	r->name = name;
+	r->allow = allow;
+	r->errnum = allow ? 0 : errnum;
+	return 0;
+}
+
+static int apply_pass_fd(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	int fd = -1;
+
+	if (parse_fd(a, a->rec->args[0], &fd) < 0)
+		return -1;
+	plan->pass_fds = xreallocarray(plan->pass_fds, plan->n_pass_fds + 1,
+				       sizeof(int));
+	plan->pass_fds[plan->n_pass_fds++] = fd;
+	return 0;
+}
+
+static int apply_keep_env(struct apply_ctx *a)
+{
+	const char *name = a->rec->args[0];
+	size_t len = strlen(name);
+
+	for (char *const *e = a->envp; e && *e; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			return plan_setenv(a->plan, name, *e + len + 1);
+	return 0;
+}
+
+static void replace_str(char **field, const char *value)
+{
+	free(*field);
+	*field = xstrdup(value);
+}
+
+static int apply_namespace(struct plan *plan, int key)
+{
+	switch (key) {
+	case OPT_UNSHARE_USER: plan->clone_flags |= CLONE_NEWUSER; break;
+	case OPT_UNSHARE_USER_TRY: plan->clone_flags |= CLONE_NEWUSER;
+		plan->userns_try = true; break;
+	case OPT_UNSHARE_PID: plan->clone_flags |= CLONE_NEWPID; break;
+	case OPT_UNSHARE_IPC: plan->clone_flags |= CLONE_NEWIPC; break;
+	case OPT_UNSHARE_UTS: plan->clone_flags |= CLONE_NEWUTS; break;
+	case OPT_UNSHARE_NET: plan->clone_flags |= CLONE_NEWNET; break;
+	case OPT_UNSHARE_CGROUP: plan->clone_flags |= CLONE_NEWCGROUP; break;
+	case OPT_UNSHARE_CGROUP_TRY: plan->clone_flags |= CLONE_NEWCGROUP;
+		plan->cgroupns_try = true; break;
+	case OPT_UNSHARE_ALL:
+		/* bwrap's --unshare-all: user and cgroup only where possible. */
+		plan->clone_flags |= CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC |
+			CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWCGROUP;
+		plan->userns_try = plan->cgroupns_try = true;
+		plan->share_net = false;
+		break;
+	case OPT_SHARE_NET: plan->share_net = true; break;
+	default: return -1;
+	}
+	return 0;
+}
+
+static unsigned bind_flags(int key)
+{
+	switch (key) {
+	case OPT_BIND_TRY: return FS_TRY;
+	case OPT_DEV_BIND: return FS_DEVICES;
+	case OPT_DEV_BIND_TRY: return FS_DEVICES | FS_TRY;
+	case OPT_RO_BIND: return FS_READONLY;
+	case OPT_RO_BIND_TRY: return FS_READONLY | FS_TRY;
+	default: return 0;
+	}
+}
+
+static int apply_fs(struct apply_ctx *a)
+{
+	char *const *args = a->rec->args;
+
+	switch (a->rec->key) {
+	case OPT_BIND: case OPT_BIND_TRY: case OPT_DEV_BIND:
+	case OPT_DEV_BIND_TRY: case OPT_RO_BIND: case OPT_RO_BIND_TRY:
+		add_op(a, FS_BIND, bind_flags(a->rec->key), args[0], args[1]);
+		return 0;
+	case OPT_MIRROR: add_op(a, FS_MIRROR, FS_READONLY | FS_TRY, args[0], args[0]); return 0;
+	case OPT_REMOUNT_RO: add_op(a, FS_REMOUNT_RO, 0, NULL, args[0]); return 0;
+	case OPT_PROC: add_op(a, FS_PROC, 0, NULL, args[0]); return 0;
+	case OPT_DEV: add_op(a, FS_DEV, 0, NULL, args[0]); return 0;
+	case OPT_TMPFS: add_op(a, FS_TMPFS, 0, NULL, args[0]); return 0;
+	case OPT_MQUEUE: add_op(a, FS_MQUEUE, 0, NULL, args[0]); return 0;
+	case OPT_DIR: add_op(a, FS_DIR, 0, NULL, args[0]); return 0;
+	case OPT_SYMLINK: add_op(a, FS_SYMLINK, 0, args[0], args[1]); return 0;
+	case OPT_CHMOD: return apply_chmod(a);
+	case OPT_FILE: return apply_fd_op(a, FS_FILE, 0);
+	case OPT_BIND_DATA: return apply_fd_op(a, FS_BIND_DATA, 0);
+	case OPT_RO_BIND_DATA: return apply_fd_op(a, FS_BIND_DATA, FS_READONLY);
+	default: return 1;
+	}
+}
+
+static int apply_cwd_bind(struct apply_ctx *a, unsigned flags)
+{
+	/* The directory is resolved and checked when the plan is final
+	 * (plan_check_cwd), so that an explain shows the real path. */
+	add_op(a, FS_BIND, flags | FS_CWD, ".", ".");
+	return 0;
+}
+
+static int apply_process(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	char *const *args = a->rec->args;
+
+	switch (a->rec->key) {
+	case OPT_UID: plan->uid_set = true; return apply_id(a, &plan->uid);
+	case OPT_GID: plan->gid_set = true; return apply_id(a, &plan->gid);
+	case OPT_HOSTNAME: replace_str(&plan->hostname, args[0]); return 0;
+	case OPT_CHDIR: replace_str(&plan->chdir, args[0]); return 0;
+	case OPT_SETENV: return plan_setenv(plan, args[0], args[1]);
+	case OPT_UNSETENV: plan_unsetenv(plan, args[0]); return 0;
+	case OPT_CLEARENV: plan_clearenv(plan); return 0;
+	case OPT_KEEP_ENV: return apply_keep_env(a);
+	case OPT_ARGV0: replace_str(&plan->argv0, args[0]); return 0;
+	case OPT_DIE_WITH_PARENT: plan->die_with_parent = true; return 0;
+	case OPT_NEW_SESSION: plan->new_session = true; return 0;
+	case OPT_AS_PID_1: plan->as_pid_1 = true; return 0;
+	case OPT_CAP_ADD: return apply_cap(a, true);
+	case OPT_CAP_DROP: return apply_cap(a, false);
+	case OPT_PASS_FD: return apply_pass_fd(a);
+	default: return 1;
+	}
+}
+
+static int apply_hutch(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+
+	switch (a->rec->key) {
+	case OPT_BIND_CWD: return apply_cwd_bind(a, 0);
+	case OPT_RO_BIND_CWD: return apply_cwd_bind(a, FS_READONLY);
+	case OPT_TIMEOUT: return apply_seconds(a, &plan->timeout);
+	case OPT_KILL_AFTER: return apply_seconds(a, &plan->kill_after);
+	case OPT_TEARDOWN_DEADLINE: return apply_seconds(a, &plan->teardown_deadline);
+	case OPT_SECCOMP_POLICY: replace_str(&plan->seccomp_policy, a->rec->args[0]); return 0;
+	case OPT_SECCOMP_DENY: return apply_syscall_rule(a, false);
+	case OPT_SECCOMP_ALLOW: return apply_syscall_rule(a, true);
+	case OPT_EXPLAIN: plan->explain = true; return 0;
+	case OPT_HELP: plan->show_help = true; return 0;
+	case OPT_VERSION: plan->show_version = true; return 0;
+	case OPT_PROFILE: return 0;	/* applied before the others */
+	case OPT_PERMS: {
+		int r = apply_octal(a, a->rec->args[0], &plan->next_perms);
+		plan->have_next_perms = r == 0;
+		return r;
+	}
+	case OPT_SIZE: return apply_size(a);
+	default: return 1;
+	}
+}
+
+int cli_apply(struct plan *plan, const struct option_record *rec,
+	      char *const *envp, char *err, size_t errlen)
+{
+	struct apply_ctx a = { plan, rec, envp, err, errlen };
+	int r;
+
+	if (plan->next_size && rec->key != OPT_TMPFS)
+		return fail(&a, "--size must be followed by --tmpfs");
+	if (apply_namespace(plan, rec->key) == 0)
+		return 0;
+	r = apply_fs(&a);
+	if (r <= 0)
+		return r;
+	r = apply_process(&a);
+	if (r <= 0)
+		return r;
+	r = apply_hutch(&a);
+	if (r <= 0)
+		return r;
+	return fail(&a, "internal error: option %s has no meaning", rec->origin);
+}
+
+void cli_help(const struct plan *plan, FILE *out)
+{
+	fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n\n", plan->prog);
+	for (size_t i = 0; i < N_SPECS; i++) {
+		char left[64];
+
+		if (!spec_in_mode(&specs[i], plan))
+			continue;
+		snprintf(left, sizeof(left), "--%s%s%s", specs[i].name,
+			 specs[i].argnames ? " " : "",
+			 specs[i].argnames ? specs[i].argnames : "");
+		fprintf(out, "    %-28s %s\n", left, specs[i].doc);
+	}
+}
+
+bool cli_is_profile(const struct option_record *rec)
+{
+	return rec->key == OPT_PROFILE;
+}
+
+bool cli_wants_info(const struct record_list *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (list->recs[i].key == OPT_HELP || list->recs[i].key == OPT_VERSION)
+			return true;
+	return false;
+}

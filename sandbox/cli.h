@@ -1,0 +1,42 @@
+/* The option table shared by the command line and profiles. */
+#ifndef HUTCH_CLI_H
+#define HUTCH_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+#include "plan.h"
+
+/* One option as given: its key, its arguments and where it came from.
+ * Parsing records options first and applies them second, so that
+ * profiles named on the command line apply before its other options. */
+struct option_record {
+	int key;
+	char *args[3];
+	char *origin;
+};
+
+struct record_list {
+	struct option_record *recs;
+	size_t n;
+	int command_index;	/* index in argv of COMMAND, or -1 */
+};
+
+/* Record the options of ARGV (ARGV[0] is a program name, ignored).
+ * ORIGIN names where they come from.  IN_PROFILE forbids COMMAND and
+ * the options a profile may not hold. */
+int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
+	       bool in_profile, struct record_list *out, char *err, size_t errlen);
+/* Apply one recorded option to the plan. */
+int cli_apply(struct plan *plan, const struct option_record *rec,
+	      char *const *envp, char *err, size_t errlen);
+void records_free(struct record_list *list);
+/* Does a long option of this name exist for this mode (profiles use it)? */
+bool cli_option_exists(const struct plan *plan, const char *name);
+/* Is this record a --profile?  Does the list ask for --help or --version? */
+bool cli_is_profile(const struct option_record *rec);
+bool cli_wants_info(const struct record_list *list);
+/* Print the --help text. */
+void cli_help(const struct plan *plan, FILE *out);
+
+#endif

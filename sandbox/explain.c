@@ -1,0 +1,102 @@
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+
+#include "explain.h"
+
+static const struct { int flag; const char *name; } namespaces[] = {
+	{ CLONE_NEWUSER, "user" }, { CLONE_NEWNS, "mount" }, { CLONE_NEWPID, "pid" },
+	{ CLONE_NEWIPC, "ipc" }, { CLONE_NEWUTS, "uts" }, { CLONE_NEWNET, "net" },
+	{ CLONE_NEWCGROUP, "cgroup" },
+};
+
+static const char *const kind_names[] = {
+	[FS_BIND] = "bind", [FS_REMOUNT_RO] = "remount-ro", [FS_PROC] = "proc",
+	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue",
+	[FS_DIR] = "dir", [FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod",
+	[FS_FILE] = "file", [FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror",
+};
+
+static void explain_namespaces(const struct plan *plan, FILE *out)
+{
+	fprintf(out, "namespaces:");
+	for (size_t i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++)
+		if (plan->clone_flags & namespaces[i].flag)
+			fprintf(out, " %s", namespaces[i].name);
+	fprintf(out, "%s\n", plan->share_net ? " (network shared)" : "");
+}
+
+static void explain_op(const struct fs_op *op, FILE *out)
+{
+	fprintf(out, "  %-10s", kind_names[op->kind]);
+	if (op->src)
+		fprintf(out, " %s ->", op->src);
+	if (op->fd >= 0)
+		fprintf(out, " fd %d ->", op->fd);
+	fprintf(out, " %s", op->dest);
+	if (op->flags & FS_READONLY)
+		fprintf(out, " read-only");
+	if (op->flags & FS_DEVICES)
+		fprintf(out, " devices");
+	if (op->flags & FS_TRY)
+		fprintf(out, " if-present");
+	if (op->has_perms)
+		fprintf(out, " mode %04o", (unsigned)op->perms);
+	if (op->size)
+		fprintf(out, " size %llu", op->size);
+	fprintf(out, "    (%s)\n", op->origin);
+}
+
+static void explain_process(const struct plan *plan, FILE *out)
+{
+	fprintf(out, "ids: uid %u gid %u\n", (unsigned)plan->uid, (unsigned)plan->gid);
+	if (plan->hostname)
+		fprintf(out, "hostname: %s\n", plan->hostname);
+	fprintf(out, "working directory: %s\n", plan->chdir ? plan->chdir : "(the caller's, if present)");
+	fprintf(out, "environment:\n");
+	for (size_t i = 0; i < plan->n_env; i++)
+		fprintf(out, "  %s\n", plan->env[i]);
+	fprintf(out, "new session: %s; dies with parent: %s; pid 1: %s\n",
+		plan->new_session ? "yes" : "no", plan->die_with_parent ? "yes" : "no",
+		plan->as_pid_1 ? "COMMAND" : (plan->clone_flags & CLONE_NEWPID) ?
+		"hutch init (sealed memfd)" : "none (no pid namespace)");
+}
+
+static void explain_policy(const struct plan *plan, FILE *out)
+{
+	fprintf(out, "seccomp policy: %s\n", plan->seccomp_policy ? plan->seccomp_policy : "none");
+	for (size_t i = 0; i < plan->n_syscall_rules; i++)
+		fprintf(out, "  %s %s\n", plan->syscall_rules[i].allow ? "allow" : "deny",
+			plan->syscall_rules[i].name);
+	fprintf(out, "capabilities: none");
+	for (int cap = 0; cap < 64; cap++)
+		if (plan->caps_add & (1ULL << cap))
+			fprintf(out, " +%d", cap);
+	fprintf(out, "; no_new_privs: yes\n");
+	fprintf(out, "fds: 0 1 2");
+	for (size_t i = 0; i < plan->n_pass_fds; i++)
+		fprintf(out, " %d", plan->pass_fds[i]);
+	fprintf(out, "%s\n", plan->mode == MODE_BWRAP ? " and every inherited fd" : "; all others closed");
+	if (plan->timeout > 0)
+		fprintf(out, "timeout: %gs, ", plan->timeout);
+	fprintf(out, "kill after: %gs, teardown deadline: %gs\n", plan->kill_after,
+		plan->teardown_deadline);
+}
+
+int explain_plan(const struct plan *plan, FILE *out)
+{
+	fprintf(out, "mode: %s\n", plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
+	explain_namespaces(plan, out);
+	fprintf(out, "filesystem, in order, on an empty tmpfs root:\n");
+	for (size_t i = 0; i < plan->n_ops; i++)
+		explain_op(&plan->ops[i], out);
+	explain_process(plan, out);
+	explain_policy(plan, out);
+	if (plan->argv) {
+		fprintf(out, "command:");
+		for (char **a = plan->argv; *a; a++)
+			fprintf(out, " %s", *a);
+		fprintf(out, "\n");
+	}
+	return 0;
+}

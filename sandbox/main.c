@@ -1,0 +1,145 @@
+/* hutch: run COMMAND in a sandbox.  main parses the plan, runs the
+ * supervisor's stages, and turns the outcome into an exit status. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "explain.h"
+#include "log.h"
+#include "plan.h"
+#include "sandbox.h"
+#include "seal.h"
+
+#define HUTCH_VERSION "0.1.0"
+
+static void init_sandbox(struct sandbox *sb, struct plan *plan)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->plan = plan;
+	for (int i = 0; i < 2; i++) {
+		sb->log_pipe[i] = sb->release_pipe[i] = -1;
+		sb->control_pipe[i] = sb->status_pipe[i] = sb->go_pipe[i] = -1;
+	}
+	sb->sigfd = sb->init_image = sb->pid1_fd = sb->command_fd = -1;
+	sb->self_proc = -1;
+	sb->fault_supervisor_fd = -1;
+	sb->run.timerfd = -1;
+}
+
+static bool is_stage_name(const char *s, size_t len)
+{
+	for (int i = 0; i < n_stages; i++)
+		if (strlen(stages[i].name) == len && strncmp(stages[i].name, s, len) == 0)
+			return true;
+	return false;
+}
+
+/* A message "STAGE: rest"; bwrap's messages carry no stage. */
+static void print_message(const struct plan *plan, const char *msg)
+{
+	const char *colon = strstr(msg, ": ");
+
+	if (plan->mode == MODE_BWRAP && colon && is_stage_name(msg, (size_t)(colon - msg)))
+		msg = colon + 2;
+	log_line(plan->prog, msg);
+}
+
+static void print_log(struct sandbox *sb)
+{
+	char *save = NULL;
+
+	sb->run.log[sb->run.log_len] = '\0';
+	for (char *line = strtok_r(sb->run.log, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		print_message(sb->plan, line);
+}
+
+/* After a failed supervisor stage: nothing may stay behind. */
+static void kill_sandbox(struct sandbox *sb)
+{
+	siginfo_t si;
+
+	if (sb->pid1_fd < 0)
+		return;
+	syscall(SYS_pidfd_send_signal, sb->pid1_fd, SIGKILL, NULL, 0);
+	waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED);
+}
+
+static int parse_failure(struct plan *plan, const char *err)
+{
+	if (plan->mode == MODE_BWRAP && strcmp(err, "No command specified") == 0) {
+		cli_help(plan, stderr);
+		return 1;
+	}
+	if (plan->mode == MODE_BWRAP || strncmp(err, "parse: ", 7) == 0) {
+		log_line(plan->prog, err);
+	} else {
+		char msg[4200];
+
+		snprintf(msg, sizeof(msg), "parse: %s", err);
+		log_line(plan->prog, msg);
+	}
+	return failure_status(plan);
+}
+
+static int show_info(struct plan *plan)
+{
+	if (plan->show_help) {
+		cli_help(plan, stdout);
+	} else if (plan->mode == MODE_BWRAP) {
+		printf("bubblewrap 0.8.0\n");
+	} else {
+		printf("hutch %s\n", HUTCH_VERSION);
+		printf("init image: %zu bytes, static, run from a sealed memfd\n",
+		       seal_image_size());
+	}
+	return 0;
+}
+
+static int run(struct plan *plan)
+{
+	struct sandbox sb;
+	int status;
+
+	init_sandbox(&sb, plan);
+	if (stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
+		kill_sandbox(&sb);
+		print_message(plan, sb.err);
+		return failure_status(plan);
+	}
+	print_log(&sb);
+	status = supervise_exit_status(&sb);
+	if (sb.run.timed_out && plan->mode == MODE_HUTCH) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "run: COMMAND stopped after the timeout of %gs",
+			 plan->timeout);
+		log_line(plan->prog, msg);
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct plan plan;
+	char err[4096];
+	int status;
+
+	if (plan_parse(&plan, argc, argv, environ, err, sizeof(err)) < 0) {
+		status = parse_failure(&plan, err);
+	} else if (plan.show_help || plan.show_version) {
+		status = show_info(&plan);
+	} else if (plan.explain) {
+		status = explain_plan(&plan, stdout);
+	} else {
+		status = run(&plan);
+	}
+	plan_free(&plan);
+	return status;
+}

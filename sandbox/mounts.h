@@ -1,0 +1,29 @@
+/* The mounts stage. */
+#ifndef HUTCH_MOUNTS_H
+#define HUTCH_MOUNTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "plan.h"
+
+#define N_DEV_NODES 6
+
+struct mount_state {
+	const struct plan *plan;
+	bool bwrap;
+	int *trees;		/* per op: cloned source or new mount, or -1 */
+	char **links;		/* per op: --mirror of a host symlink */
+	int dev_nodes[N_DEV_NODES];
+	int root;		/* O_PATH fd of the new root */
+	const char *attach_point; /* where it hangs until pivot_root */
+	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
+	char *err;
+	size_t errlen;
+};
+
+void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, size_t errlen);
+/* Build the whole tree, pivot into it and enter the working directory. */
+int mounts_build(struct mount_state *ms);
+void mounts_release(struct mount_state *ms);
+
+#endif

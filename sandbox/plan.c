@@ -1,0 +1,112 @@
+/* Building and freeing the plan. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "util.h"
+
+struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind)
+{
+	struct fs_op *op;
+
+	plan->ops = xreallocarray(plan->ops, plan->n_ops + 1, sizeof(*plan->ops));
+	op = &plan->ops[plan->n_ops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->fd = -1;
+	if (plan->have_next_perms) {
+		op->perms = plan->next_perms;
+		op->has_perms = true;
+		plan->have_next_perms = false;
+	}
+	op->size = plan->next_size;
+	plan->next_size = 0;
+	return op;
+}
+
+static ssize_t env_index(const struct plan *plan, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < plan->n_env; i++)
+		if (strncmp(plan->env[i], name, len) == 0 && plan->env[i][len] == '=')
+			return (ssize_t)i;
+	return -1;
+}
+
+const char *plan_getenv(const struct plan *plan, const char *name)
+{
+	ssize_t i = env_index(plan, name);
+
+	return i < 0 ? NULL : plan->env[i] + strlen(name) + 1;
+}
+
+int plan_setenv(struct plan *plan, const char *name, const char *value)
+{
+	ssize_t i = env_index(plan, name);
+	char *entry = xasprintf("%s=%s", name, value);
+
+	if (i >= 0) {
+		free(plan->env[i]);
+		plan->env[i] = entry;
+		return 0;
+	}
+	plan->env = xreallocarray(plan->env, plan->n_env + 2, sizeof(char *));
+	plan->env[plan->n_env++] = entry;
+	plan->env[plan->n_env] = NULL;
+	return 0;
+}
+
+void plan_unsetenv(struct plan *plan, const char *name)
+{
+	ssize_t i = env_index(plan, name);
+
+	if (i < 0)
+		return;
+	free(plan->env[i]);
+	memmove(&plan->env[i], &plan->env[i + 1],
+		(plan->n_env - (size_t)i) * sizeof(char *));
+	plan->n_env--;
+}
+
+void plan_clearenv(struct plan *plan)
+{
+	for (size_t i = 0; i < plan->n_env; i++)
+		free(plan->env[i]);
+	plan->n_env = 0;
+	if (plan->env)
+		plan->env[0] = NULL;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void plan_free(struct plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		free(plan->ops[i].src);
+		free(plan->ops[i].dest);
+		free(plan->ops[i].origin);
+	}
+	free(plan->ops);
+	plan_clearenv(plan);
+	free(plan->env);
+	for (size_t i = 0; i < plan->n_syscall_rules; i++)
+		free(plan->syscall_rules[i].name);
+	free(plan->syscall_rules);
+	free_strv(plan->profiles, plan->n_profiles);
+	if (plan->argv)
+		for (char **a = plan->argv; *a; a++)
+			free(*a);
+	free(plan->argv);
+	free(plan->hostname);
+	free(plan->chdir);
+	free(plan->argv0);
+	free(plan->seccomp_policy);
+	free(plan->pass_fds);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,132 @@
+/* The plan: one description of the sandbox, built by parsing (argv,
+ * --args fds and profiles) and then carried out stage by stage.  Parsing
+ * has no side effects; everything that touches the system happens in
+ * the stages, reading the plan. */
+#ifndef HUTCH_PLAN_H
+#define HUTCH_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum mode {
+	MODE_HUTCH,	/* invoked as hutch: profile and safe defaults */
+	MODE_BWRAP,	/* invoked as bwrap: bubblewrap's behaviour exactly */
+};
+
+enum fs_kind {
+	FS_BIND,	/* --bind, --ro-bind, --dev-bind and their -try forms */
+	FS_REMOUNT_RO,	/* --remount-ro */
+	FS_PROC,	/* --proc */
+	FS_DEV,		/* --dev */
+	FS_TMPFS,	/* --tmpfs */
+	FS_MQUEUE,	/* --mqueue */
+	FS_DIR,		/* --dir */
+	FS_SYMLINK,	/* --symlink TARGET DEST */
+	FS_CHMOD,	/* --chmod OCTAL PATH */
+	FS_FILE,	/* --file FD DEST: copy FD's contents into a new file */
+	FS_BIND_DATA,	/* --bind-data / --ro-bind-data FD DEST */
+	FS_MIRROR,	/* --mirror PATH: a host symlink stays a symlink, a
+			   directory or file is bound read-only, absent is skipped */
+};
+
+/* Flags of an fs operation. */
+#define FS_READONLY	0x01u	/* recursively read-only */
+#define FS_DEVICES	0x02u	/* device nodes allowed (--dev-bind) */
+#define FS_TRY		0x04u	/* a missing source is skipped */
+#define FS_CWD		0x08u	/* the caller's current directory, guarded */
+
+struct fs_op {
+	enum fs_kind kind;
+	unsigned flags;
+	char *src;		/* host path; for FS_SYMLINK the link target */
+	char *dest;		/* path as the sandbox sees it */
+	int fd;			/* FS_FILE, FS_BIND_DATA; -1 otherwise */
+	mode_t perms;		/* from --perms, or the kind's default */
+	bool has_perms;
+	unsigned long long size; /* from --size, tmpfs only; 0 = default */
+	char *origin;		/* "command line" or "FILE:LINE" */
+};
+
+/* Seccomp rules added on top of the named policy. */
+struct syscall_rule {
+	char *name;		/* syscall name as libseccomp spells it */
+	int errnum;		/* errno for a deny; 0 for an allow */
+	bool allow;
+};
+
+struct plan {
+	enum mode mode;
+	const char *prog;	/* "hutch" or "bwrap", prefix of messages */
+
+	/* namespaces */
+	int clone_flags;	/* CLONE_NEW* to create */
+	bool userns_try;	/* --unshare-user-try: a missing userns is fine */
+	bool cgroupns_try;	/* --unshare-cgroup-try */
+	bool share_net;		/* --share-net after --unshare-all */
+
+	/* identity */
+	uid_t uid;		/* uid inside; caller's unless --uid */
+	gid_t gid;
+	bool uid_set, gid_set;
+	uid_t caller_uid;	/* real ids of the caller */
+	gid_t caller_gid;
+	char *hostname;
+
+	/* filesystem, in order */
+	struct fs_op *ops;
+	size_t n_ops;
+	mode_t next_perms;	/* pending --perms for the next op */
+	bool have_next_perms;
+	unsigned long long next_size; /* pending --size */
+
+	/* process */
+	char **env;		/* COMMAND's environment, NULL-terminated */
+	size_t n_env;
+	char *chdir;
+	char *argv0;
+	char **argv;		/* COMMAND and its arguments */
+	bool die_with_parent;
+	bool new_session;
+	bool as_pid_1;
+
+	/* policy */
+	char *seccomp_policy;	/* name or path; NULL in bwrap mode */
+	struct syscall_rule *syscall_rules;
+	size_t n_syscall_rules;
+	unsigned long long caps_add; /* bit per capability */
+	unsigned long long caps_drop;
+	int *pass_fds;		/* fds COMMAND keeps besides 0, 1, 2 */
+	size_t n_pass_fds;
+
+	/* supervision */
+	double timeout;		/* seconds; 0 = none */
+	double kill_after;	/* grace after SIGTERM */
+	double teardown_deadline;
+
+	/* what the caller asked for instead of a run */
+	bool show_help;
+	bool show_version;
+	bool explain;
+
+	/* profiles already applied (for include-loop detection) */
+	char **profiles;
+	size_t n_profiles;
+	bool profile_given;	/* any --profile on the command line */
+};
+
+/* Parse ARGC/ARGV (ARGV[0] decides the mode) with ENVP as the caller's
+ * environment into PLAN.  Returns 0, or -1 after writing one line to
+ * ERR (of ERRLEN bytes).  Reads no file but profiles and --args fds. */
+int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
+	       char *err, size_t errlen);
+void plan_free(struct plan *plan);
+
+/* Build helpers used by the option table. */
+struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind);
+int plan_setenv(struct plan *plan, const char *name, const char *value);
+void plan_unsetenv(struct plan *plan, const char *name);
+void plan_clearenv(struct plan *plan);
+const char *plan_getenv(const struct plan *plan, const char *name);
+
+#endif

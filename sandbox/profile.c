@@ -1,0 +1,356 @@
+/* Profiles.  A line is an option as on the command line without its
+ * leading dashes ("ro-bind /usr /usr"), with '#' comments, quoting with
+ * '...' or "..." and backslash, ${VAR} for a fixed set of variables, and
+ * "include NAME".  Errors name FILE:LINE and the word at fault. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "profile.h"
+#include "util.h"
+
+#define MAX_WORDS 8
+#define MAX_DEPTH 16
+#define MAX_PROFILE_SIZE (1 << 20)
+
+struct profile_ctx {
+	struct plan *plan;
+	char *const *envp;
+	struct record_list *out;
+	char *err;
+	size_t errlen;
+	const char *stack[MAX_DEPTH];	/* names being read, for loops */
+	int depth;
+};
+
+struct line_ctx {
+	struct profile_ctx *p;
+	const char *file;
+	int lineno;
+};
+
+static const char *env_value(char *const *envp, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			return *e + len + 1;
+	return NULL;
+}
+
+static char *home_dir(char *const *envp)
+{
+	const char *home = env_value(envp, "HOME");
+	struct passwd *pw;
+
+	if (home && *home)
+		return xstrdup(home);
+	pw = getpwuid(getuid());
+	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
+}
+
+/* The variables a profile may use; nothing else of the environment. */
+static char *variable_value(struct line_ctx *l, const char *name)
+{
+	char *const *envp = l->p->envp;
+	char buf[PATH_MAX];
+
+	if (strcmp(name, "HOME") == 0)
+		return home_dir(envp);
+	if (strcmp(name, "PWD") == 0)
+		return xstrdup(getcwd(buf, sizeof(buf)) ? buf : "/");
+	if (strcmp(name, "UID") == 0)
+		return xasprintf("%u", (unsigned)getuid());
+	if (strcmp(name, "GID") == 0)
+		return xasprintf("%u", (unsigned)getgid());
+	if (strcmp(name, "USER") == 0) {
+		struct passwd *pw = getpwuid(getuid());
+		const char *u = env_value(envp, "USER");
+
+		return xstrdup(u ? u : pw ? pw->pw_name : "user");
+	}
+	if (strcmp(name, "XDG_RUNTIME_DIR") == 0) {
+		const char *x = env_value(envp, "XDG_RUNTIME_DIR");
+
+		return x ? xstrdup(x) : xasprintf("/run/user/%u", (unsigned)getuid());
+	}
+	return NULL;
+}
+
+static int line_error(struct line_ctx *l, const char *word, const char *why)
+{
+	snprintf(l->p->err, l->p->errlen, "parse: %s:%d: %s: %s", l->file,
+		 l->lineno, word, why);
+	return -1;
+}
+
+struct word_buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void word_put(struct word_buf *w, const char *s, size_t n)
+{
+	if (w->len + n + 1 > w->cap) {
+		w->cap = (w->len + n + 1) * 2;
+		w->s = xreallocarray(w->s, w->cap, 1);
+	}
+	memcpy(w->s + w->len, s, n);
+	w->len += n;
+	w->s[w->len] = '\0';
+}
+
+/* Expand ${NAME} at *P (pointing at '$'). */
+static int expand_variable(struct line_ctx *l, const char **p, struct word_buf *w)
+{
+	const char *end = strchr(*p, '}');
+	char name[64];
+	char *value;
+
+	if ((*p)[1] != '{' || !end || (size_t)(end - *p - 2) >= sizeof(name))
+		return line_error(l, *p, "variables are written ${NAME}");
+	memcpy(name, *p + 2, (size_t)(end - *p - 2));
+	name[end - *p - 2] = '\0';
+	value = variable_value(l, name);
+	if (!value)
+		return line_error(l, name, "unknown variable (HOME PWD USER UID GID XDG_RUNTIME_DIR)");
+	word_put(w, value, strlen(value));
+	free(value);
+	*p = end + 1;
+	return 0;
+}
+
+/* Read one word starting at *P; quotes group, backslash escapes,
+ * variables expand except inside single quotes. */
+static int read_word(struct line_ctx *l, const char **p, char **word)
+{
+	struct word_buf w = { 0 };
+	char quote = 0;
+
+	word_put(&w, "", 0);
+	while (**p && (quote || (**p != ' ' && **p != '\t'))) {
+		char c = **p;
+
+		if (quote && c == quote) {
+			quote = 0;
+			(*p)++;
+		} else if (!quote && (c == '\'' || c == '"')) {
+			quote = c;
+			(*p)++;
+		} else if (c == '\\' && quote != '\'' && (*p)[1]) {
+			word_put(&w, *p + 1, 1);
+			*p += 2;
+		} else if (c == '$' && quote != '\'') {
+			if (expand_variable(l, p, &w) < 0)
+				goto fail;
+		} else {
+			word_put(&w, *p, 1);
+			(*p)++;
+		}
+	}
+	if (quote) {
+		line_error(l, w.s, "unterminated quote");
+		goto fail;
+	}
+	*word = w.s;
+	return 0;
+fail:
+	free(w.s);
+	return -1;
+}
+
+static int split_line(struct line_ctx *l, const char *line, char **words, int *n)
+{
+	const char *p = line;
+
+	*n = 0;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			return 0;
+		if (*n == MAX_WORDS)
+			return line_error(l, p, "too many words");
+		if (read_word(l, &p, &words[*n]) < 0)
+			return -1;
+		(*n)++;
+	}
+}
+
+static int record_profile(struct profile_ctx *p, const char *name);
+
+static int record_words(struct line_ctx *l, char **words, int n)
+{
+	struct profile_ctx *p = l->p;
+	char *argv[MAX_WORDS + 2];
+	char *origin;
+	int r;
+
+	if (strcmp(words[0], "include") == 0) {
+		if (n != 2)
+			return line_error(l, words[0], "takes one profile name");
+		return record_profile(p, words[1]);
+	}
+	if (!cli_option_exists(p->plan, words[0]))
+		return line_error(l, words[0], "unknown option or not allowed in a profile");
+	argv[0] = (char *)"hutch";
+	argv[1] = xasprintf("--%s", words[0]);
+	for (int i = 1; i < n; i++)
+		argv[i + 1] = words[i];
+	argv[n + 1] = NULL;
+	origin = xasprintf("%s:%d", l->file, l->lineno);
+	r = cli_record(p->plan, n + 1, argv, origin, true, p->out, p->err,
+		       p->errlen);
+	if (r < 0 && strncmp(p->err, origin, strlen(origin)) != 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", p->err);
+		line_error(l, words[0], why);
+	} else if (r < 0) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "parse: %s", p->err);
+		snprintf(p->err, p->errlen, "%s", why);
+	}
+	free(argv[1]);
+	free(origin);
+	return r;
+}
+
+static int record_text(struct profile_ctx *p, const char *file, char *text)
+{
+	struct line_ctx l = { p, file, 0 };
+	char *save = NULL;
+	int r = 0;
+
+	for (char *line = text; line && r == 0; line = save) {
+		char *words[MAX_WORDS];
+		int n = 0;
+
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		l.lineno++;
+		r = split_line(&l, line, words, &n);
+		if (r == 0 && n > 0)
+			r = record_words(&l, words, n);
+		for (int i = 0; i < n; i++)
+			free(words[i]);
+	}
+	return r;
+}
+
+static char *read_small_file(const char *path, int *errnum)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0) {
+		*errnum = errno;
+		return NULL;
+	}
+	buf = xreallocarray(NULL, MAX_PROFILE_SIZE + 1, 1);
+	while ((n = read(fd, buf + len, MAX_PROFILE_SIZE - len)) > 0)
+		len += (size_t)n;
+	*errnum = n < 0 ? errno : len == MAX_PROFILE_SIZE ? EFBIG : 0;
+	close(fd);
+	if (*errnum) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+/* A name without a slash: the user's, the system's, then the shipped. */
+static char *find_profile(struct profile_ctx *p, const char *name, char **path)
+{
+	char *home = home_dir(p->envp);
+	char *candidates[2] = {
+		xasprintf("%s/.config/hutch/profiles/%s", home, name),
+		xasprintf("/etc/hutch/profiles/%s", name),
+	};
+	char *text = NULL;
+	size_t len;
+	int errnum;
+
+	free(home);
+	for (int i = 0; i < 2 && !text; i++) {
+		text = read_small_file(candidates[i], &errnum);
+		if (text)
+			*path = xstrdup(candidates[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		free(candidates[i]);
+	if (!text && builtin_file("profiles", name, &len)) {
+		const char *t = builtin_file("profiles", name, &len);
+
+		text = xreallocarray(NULL, len + 1, 1);
+		memcpy(text, t, len);
+		text[len] = '\0';
+		*path = xasprintf("(shipped)/%s", name);
+	}
+	return text;
+}
+
+static int enter_profile(struct profile_ctx *p, const char *name)
+{
+	for (int i = 0; i < p->depth; i++)
+		if (strcmp(p->stack[i], name) == 0) {
+			snprintf(p->err, p->errlen, "parse: profile %s: includes itself", name);
+			return -1;
+		}
+	if (p->depth == MAX_DEPTH) {
+		snprintf(p->err, p->errlen, "parse: profile %s: includes nested too deep", name);
+		return -1;
+	}
+	p->stack[p->depth++] = name;
+	return 0;
+}
+
+static int record_profile(struct profile_ctx *p, const char *name)
+{
+	char *path = NULL;
+	char *text;
+	int errnum = ENOENT;
+	int r;
+
+	if (enter_profile(p, name) < 0)
+		return -1;
+	if (strchr(name, '/')) {
+		text = read_small_file(name, &errnum);
+		path = xstrdup(name);
+	} else {
+		text = find_profile(p, name, &path);
+	}
+	if (!text) {
+		snprintf(p->err, p->errlen, "parse: profile %s: %s", name,
+			 strchr(name, '/') ? strerror(errnum) : "not found");
+		free(path);
+		return -1;
+	}
+	r = record_text(p, path, text);
+	free(text);
+	free(path);
+	p->depth--;
+	return r;
+}
+
+int profile_record(struct plan *plan, const char *name, char *const *envp,
+		   struct record_list *out, char *err, size_t errlen)
+{
+	struct profile_ctx p = { .plan = plan, .envp = envp, .out = out,
+				 .err = err, .errlen = errlen };
+
+	return record_profile(&p, name);
+}

@@ -1,0 +1,88 @@
+/* The run-time state of one launch, shared by the stages.  The plan says
+ * what to build; this holds what has been built so far (fds, pids), so
+ * that every stage can clean up after any other. */
+#ifndef HUTCH_SANDBOX_H
+#define HUTCH_SANDBOX_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "mounts.h"
+#include "plan.h"
+#include "supervise.h"
+
+struct policy_ready;
+
+enum who {
+	WHO_SUPERVISOR,	/* hutch, in the caller's namespaces */
+	WHO_CHILD,	/* pid 1 of the sandbox during set-up */
+	WHO_COMMAND,	/* the process that becomes COMMAND */
+};
+
+struct sandbox {
+	struct plan *plan;
+	char err[4096];
+
+	/* pipes: [0] read end, [1] write end; all close-on-exec */
+	int log_pipe[2];	/* set-up failures, to the supervisor */
+	int release_pipe[2];	/* supervisor -> child: maps written, go on */
+	int control_pipe[2];	/* supervisor -> init: EOF means tear down */
+	int status_pipe[2];	/* init -> supervisor: how COMMAND ended */
+	int go_pipe[2];		/* init -> COMMAND: pid 1 is sealed, exec */
+	int sigfd;		/* supervisor: signals to forward */
+	sigset_t caller_mask;	/* the mask to restore before execve */
+	int init_image;		/* sealed memfd holding the static init */
+	struct policy_ready *policy;
+
+	pid_t pid1;		/* host pid of pid 1 (supervisor side) */
+	int pid1_fd;		/* its pidfd */
+	pid_t command_pid;	/* COMMAND's pid in the sandbox (child side) */
+	int command_fd;		/* its pidfd, handed to init */
+	int self_proc;		/* O_PATH /proc/self of pid 1, for nested maps */
+	bool has_init;		/* a hutch init runs as pid 1 */
+	bool nested_userns;	/* a second user namespace gives the final ids */
+
+	struct mount_state ms;
+	struct run_state run;	/* supervisor */
+	int fault_supervisor_fd;	/* hutch-fault only */
+};
+
+/* Stage functions return 0, or -1 with sb->err set to
+ * "STAGE: OBJECT: reason". */
+typedef int (*stage_fn)(struct sandbox *sb);
+
+struct stage {
+	const char *name;
+	enum who who;
+	stage_fn run;
+};
+
+/* The stage table, in order; see stages.c. */
+extern const struct stage stages[];
+extern const int n_stages;
+
+/* Run WHO's stages from the table in order, starting after AFTER (or at
+ * the first when AFTER is NULL), up to and including UNTIL (or to the
+ * end when NULL).  Returns 0 or -1. */
+int stages_run(struct sandbox *sb, enum who who, const char *after, const char *until);
+
+/* Stage implementations. */
+int stage_prepare(struct sandbox *sb);
+int stage_clone(struct sandbox *sb);
+int stage_idmap(struct sandbox *sb);
+int stage_deathsig(struct sandbox *sb);
+int stage_mounts(struct sandbox *sb);
+int stage_seal(struct sandbox *sb);
+int stage_policy(struct sandbox *sb);
+int stage_exec(struct sandbox *sb);
+int stage_run(struct sandbox *sb);
+
+/* The exit status the supervisor returns once the run is over. */
+int supervise_exit_status(struct sandbox *sb);
+/* In a set-up process: report SB->err through the log pipe and exit. */
+void child_fail(struct sandbox *sb, int status) __attribute__((noreturn));
+/* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
+int failure_status(const struct plan *plan);
+
+#endif

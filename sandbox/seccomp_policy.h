@@ -1,0 +1,136 @@
+/* Text seccomp policies: parsing (pure), lookup, and building a libseccomp
+ * filter from the result.
+ *
+ * Grammar, one statement a line; '#' starts a comment that runs to the end
+ * of the line; blank lines are ignored; words are separated by blanks.
+ *
+ *   default allow                 what a syscall no rule names gets
+ *   default deny ERRNO
+ *   allow SYSCALL [if COND]
+ *   deny SYSCALL ERRNO [if COND]
+ *   include NAME                  the shipped policy NAME, read in place
+ *
+ *   COND  := argN == VALUE | argN & VALUE == VALUE      (N is 0 to 5)
+ *   VALUE := TERM|TERM|...        (no blanks around '|')
+ *   TERM  := a number (0x1f, 017, 31) or a constant: TIOCSTI, TIOCLINUX,
+ *            TCGETS, CLONE_*, PER_LINUX, PER_LINUX32, ADDR_NO_RANDOMIZE,
+ *            O_RDONLY, O_WRONLY, O_RDWR, O_ACCMODE, O_CREAT, O_TRUNC
+ *   ERRNO := an errno name: EPERM, ENOSYS, EACCES, ...
+ *   SYSCALL := a name libseccomp knows (a name that does not exist on this
+ *            architecture, such as stime on x86_64, is accepted and has no
+ *            effect), or @newer: every syscall number above the highest one
+ *            libseccomp knows by name, up to 1023 (syscalls added to the
+ *            kernel after this build).
+ *
+ * Statements take effect in order.  A later `default` replaces an earlier
+ * one.  For each syscall, the last rule without a condition decides (it
+ * overrides all earlier rules for that syscall); rules with a condition that
+ * come after it are exceptions to it, tried first.  All exceptions of one
+ * syscall must have the same action, and when that action is the one the
+ * syscall would get anyway, their conditions must all test the same
+ * argument.  "argN & M == V" compares (argument & M) with V, so a mask of
+ * 0xffffffff looks only at the low 32 bits, which is all the kernel reads of
+ * an int argument (ioctl requests, personality values).
+ *
+ * Errors are one line: "seccomp: FILE:LINE: WORD: reason". */
+#ifndef HUTCH_SECCOMP_POLICY_H
+#define HUTCH_SECCOMP_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <seccomp.h>
+
+/* Includes nest at most this deep. */
+#define SECCOMP_INCLUDE_DEPTH 8
+
+/* The syscall group standing for syscalls newer than this build. */
+#define SECCOMP_NEWER "@newer"
+#define SECCOMP_NEWER_LAST 1023
+
+struct seccomp_action {
+	bool allow;
+	int errnum;		/* for a deny: 1 to 4095 */
+};
+
+struct seccomp_cond {
+	bool present;
+	unsigned arg;		/* 0 to 5 */
+	uint64_t mask;		/* all ones for "argN == VALUE" */
+	uint64_t value;		/* no bit outside mask */
+};
+
+struct seccomp_rule {
+	struct seccomp_action action;
+	char *syscall;
+	struct seccomp_cond cond;
+	char *source;		/* "FILE:LINE" or "command line" */
+};
+
+struct seccomp_policy {
+	struct seccomp_action default_action;
+	char *default_source;
+	struct seccomp_rule *rules;	/* in the order they take effect */
+	size_t n_rules;
+};
+
+/* Where `include NAME` finds NAME's text: builtin_file's signature, called
+ * with KIND "seccomp". */
+typedef const char *(*seccomp_include_fn)(const char *kind, const char *name,
+					  size_t *len);
+
+/* Parse TEXT (LEN bytes) of the policy called NAME (used in sources and
+ * messages).  `include` is resolved through builtin_file.  Returns the
+ * policy, or NULL after writing one line into ERR. */
+struct seccomp_policy *seccomp_policy_parse(const char *name, const char *text,
+					    size_t len, char *err,
+					    size_t errlen);
+
+/* The same, with `include` resolved through FIND (for tests). */
+struct seccomp_policy *seccomp_policy_parse_with(const char *name,
+						 const char *text, size_t len,
+						 seccomp_include_fn find,
+						 char *err, size_t errlen);
+
+/* NAME_OR_PATH is a shipped policy's name, or a file's path if it contains
+ * a slash.  Reads the file (the only side effect) and parses it. */
+int seccomp_policy_load(const char *name_or_path, struct seccomp_policy **out,
+			char *err, size_t errlen);
+
+/* Append an unconditional rule (e.g. from --seccomp-deny/--seccomp-allow),
+ * which wins over every earlier rule for SYSCALL.  Returns 0, or -1 after
+ * writing "seccomp: SOURCE: SYSCALL: reason" into ERR. */
+int seccomp_policy_append(struct seccomp_policy *pol, const char *syscall,
+			  struct seccomp_action action, const char *source,
+			  char *err, size_t errlen);
+
+void seccomp_policy_free(struct seccomp_policy *pol);
+
+/* Is SYSCALL a name a policy may use (see SYSCALL in the grammar)? */
+bool seccomp_syscall_name_valid(const char *syscall);
+
+/* Errno name ("EPERM") -> number; -1 when unknown. */
+int seccomp_errno_from_name(const char *name);
+
+/* The first syscall number of @newer: one above the highest native syscall
+ * number libseccomp knows by name.  @newer ends at SECCOMP_NEWER_LAST. */
+int seccomp_newer_first(void);
+
+/* Does the policy refuse SYSCALL whatever its arguments? */
+bool seccomp_policy_refuses(const struct seccomp_policy *pol,
+			    const char *syscall);
+
+/* "FILE:LINE" of the line that decides SYSCALL when no condition applies. */
+const char *seccomp_policy_source(const struct seccomp_policy *pol,
+				  const char *syscall);
+
+/* Does the policy let every syscall through (no filter needed)? */
+bool seccomp_policy_is_empty(const struct seccomp_policy *pol);
+
+/* Build the native-architecture filter.  Syscalls of any other ABI (i386
+ * through int 0x80, x32) kill the process.  Returns 0 and the context in
+ * *OUT (release with seccomp_release), or -1 after writing into ERR. */
+int seccomp_policy_build(const struct seccomp_policy *pol,
+			 scmp_filter_ctx *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,451 @@
+/* The supervisor: prepare, clone, id maps, then one poll loop over pid
+ * 1's pidfd, the signals to forward, the set-up log, init's status and a
+ * timer, until pid 1 is reaped or the teardown deadline passes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <stdint.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
+#include "sandbox.h"
+#include "seal.h"
+#include "supervise.h"
+#include "util.h"
+
+static const int forwarded_signals[] = {
+	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+};
+
+int failure_status(const struct plan *plan)
+{
+	return plan->mode == MODE_BWRAP ? 1 : 125;
+}
+
+static int sys_fail(struct sandbox *sb, const char *stage, const char *what)
+{
+	return log_fail(sb->err, sizeof(sb->err), stage, what, "", errno);
+}
+
+static int make_pipe(struct sandbox *sb, int p[2], const char *name)
+{
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return log_fail(sb->err, sizeof(sb->err), "prepare", "pipe", name, errno);
+	return 0;
+}
+
+static bool plan_has_dev(const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == FS_DEV)
+			return true;
+	return false;
+}
+
+/* Signals hutch forwards are taken through a signalfd in the loop. */
+static int block_signals(struct sandbox *sb)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	if (sb->plan->mode == MODE_HUTCH)
+		for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(int); i++)
+			sigaddset(&set, forwarded_signals[i]);
+	if (sigprocmask(SIG_BLOCK, &set, &sb->caller_mask) < 0)
+		return sys_fail(sb, "prepare", "block signals");
+	sb->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sb->sigfd < 0)
+		return sys_fail(sb, "prepare", "signalfd");
+	return 0;
+}
+
+/* --die-with-parent: the supervisor too dies with its own parent. */
+static int follow_parent(struct sandbox *sb)
+{
+	pid_t parent = getppid();
+
+	if (!sb->plan->die_with_parent)
+		return 0;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return sys_fail(sb, "prepare", "parent death signal");
+	if (getppid() != parent)
+		raise(SIGKILL);
+	return 0;
+}
+
+int stage_prepare(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	sb->has_init = (plan->clone_flags & CLONE_NEWPID) && !plan->as_pid_1;
+	sb->nested_userns = (plan->clone_flags & CLONE_NEWUSER) && plan_has_dev(plan) &&
+			    (plan->uid != 0 || plan->gid != 0);
+	if (follow_parent(sb) < 0 || block_signals(sb) < 0)
+		return -1;
+	if (make_pipe(sb, sb->log_pipe, "log") < 0 ||
+	    make_pipe(sb, sb->release_pipe, "release") < 0)
+		return -1;
+	if (fcntl(sb->log_pipe[0], F_SETFL, O_NONBLOCK) < 0)
+		return sys_fail(sb, "prepare", "log pipe");
+	if (sb->has_init && (make_pipe(sb, sb->control_pipe, "control") < 0 ||
+			     make_pipe(sb, sb->status_pipe, "status") < 0))
+		return -1;
+	if (sb->has_init && fcntl(sb->status_pipe[0], F_SETFL, O_NONBLOCK) < 0)
+		return sys_fail(sb, "prepare", "status pipe");
+	if (sb->has_init && seal_make_image(sb) < 0)
+		return -1;
+	return policy_prepare(plan, &sb->policy, sb->err, sizeof(sb->err));
+}
+
+/* ---- clone ---- */
+
+static pid_t clone_with_pidfd(int flags, int *pidfd)
+{
+	struct clone_args args = {
+		.flags = (unsigned long long)flags | CLONE_PIDFD,
+		.pidfd = (unsigned long long)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+
+	/* clone3 is refused with ENOSYS by container seccomp profiles and
+	 * by valgrind; clone gives the same pidfd. */
+	if (pid < 0 && errno == ENOSYS)
+		pid = (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL, pidfd,
+				     NULL, 0);
+	return pid;
+}
+
+static bool userns_refused(int err)
+{
+	return err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS;
+}
+
+static void close_pipe_end(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+int stage_clone(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+	int flags = plan->clone_flags;
+	pid_t pid;
+
+	pid = clone_with_pidfd(flags, &sb->pid1_fd);
+	if (pid < 0 && userns_refused(errno) && plan->userns_try && plan->caller_uid == 0) {
+		plan->clone_flags &= ~CLONE_NEWUSER;
+		flags = plan->clone_flags;
+		pid = clone_with_pidfd(flags, &sb->pid1_fd);
+	}
+	if (pid < 0 && errno == EINVAL && plan->cgroupns_try) {
+		plan->clone_flags &= ~CLONE_NEWCGROUP;
+		pid = clone_with_pidfd(plan->clone_flags, &sb->pid1_fd);
+	}
+	if (pid < 0)
+		return log_fail(sb->err, sizeof(sb->err), "clone",
+				"new namespaces", "(clone3)", errno);
+	if (pid == 0) {
+		sb->pid1_fd = -1;
+		if (stages_run(sb, WHO_CHILD, "clone", NULL) < 0)
+			child_fail(sb, failure_status(plan));
+		_exit(failure_status(plan));
+	}
+	sb->pid1 = pid;
+	close_pipe_end(&sb->log_pipe[1]);
+	close_pipe_end(&sb->release_pipe[0]);
+	close_pipe_end(&sb->control_pipe[0]);
+	close_pipe_end(&sb->status_pipe[1]);
+	return 0;
+}
+
+/* ---- idmap ---- */
+
+static int write_proc_file(struct sandbox *sb, const char *name, const char *text)
+{
+	char path[64];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", sb->pid1, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return log_fail(sb->err, sizeof(sb->err), "idmap", "open", path, errno);
+	r = (int)write(fd, text, strlen(text));
+	close(fd);
+	if (r < 0)
+		return log_fail(sb->err, sizeof(sb->err), "idmap", "write", path, errno);
+	return 0;
+}
+
+int stage_idmap(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+	char map[64];
+	unsigned inside_uid = sb->nested_userns ? 0 : plan->uid;
+	unsigned inside_gid = sb->nested_userns ? 0 : plan->gid;
+
+	if (plan->clone_flags & CLONE_NEWUSER) {
+		/* setgroups stays denied: dropping supplementary groups
+		 * could grant access that a negative group ACL denies. */
+		if (write_proc_file(sb, "setgroups", "deny") < 0)
+			return -1;
+		snprintf(map, sizeof(map), "%u %u 1\n", inside_uid, (unsigned)plan->caller_uid);
+		if (write_proc_file(sb, "uid_map", map) < 0)
+			return -1;
+		snprintf(map, sizeof(map), "%u %u 1\n", inside_gid, (unsigned)plan->caller_gid);
+		if (write_proc_file(sb, "gid_map", map) < 0)
+			return -1;
+	}
+	/* A sandbox without its own pid namespace sees the supervisor: it
+	 * must not reach hutch's binary through /proc/PID/exe or ptrace.
+	 * Not before the maps are written (through /proc/PID of a child
+	 * that inherits the flag at clone), and before the child runs on. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return sys_fail(sb, "idmap", "not dumpable");
+	if (write(sb->release_pipe[1], "r", 1) != 1)
+		return sys_fail(sb, "idmap", "release the child");
+	close_pipe_end(&sb->release_pipe[1]);
+	return 0;
+}
+
+/* ---- run ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void arm_timer(struct run_state *rs)
+{
+	struct itimerspec its = { 0 };
+	double next = 0;
+	double candidates[3] = { rs->timeout_at, rs->kill_at, rs->deadline_at };
+
+	for (int i = 0; i < 3; i++)
+		if (candidates[i] > 0 && (next == 0 || candidates[i] < next))
+			next = candidates[i];
+	if (next > 0) {
+		double delta = next - now();
+
+		if (delta < 0.000001)
+			delta = 0.000001;
+		its.it_value.tv_sec = (time_t)delta;
+		its.it_value.tv_nsec = (long)((delta - (double)(time_t)delta) * 1e9);
+	}
+	timerfd_settime(rs->timerfd, 0, &its, NULL);
+}
+
+static void signal_pid1(struct sandbox *sb, int sig)
+{
+	syscall(SYS_pidfd_send_signal, sb->pid1_fd, sig, NULL, 0);
+}
+
+/* Teardown: init kills the namespace in order when its control pipe
+ * closes; without init, SIGKILL to pid 1 takes the namespace down.  A
+ * deadline bounds the wait either way. */
+static void start_teardown(struct sandbox *sb, struct run_state *rs)
+{
+	if (rs->deadline_at > 0)
+		return;
+	rs->kill_at = 0;
+	rs->deadline_at = now() + sb->plan->teardown_deadline;
+	if (sb->has_init)
+		close_pipe_end(&sb->control_pipe[1]);
+	else
+		signal_pid1(sb, SIGKILL);
+	arm_timer(rs);
+}
+
+static void start_grace(struct sandbox *sb, struct run_state *rs)
+{
+	if (rs->kill_at == 0 && rs->deadline_at == 0)
+		rs->kill_at = now() + sb->plan->kill_after;
+	arm_timer(rs);
+}
+
+static void on_signal(struct sandbox *sb, struct run_state *rs)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sb->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		signal_pid1(sb, sig);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+			start_grace(sb, rs);
+	}
+}
+
+static void on_timer(struct sandbox *sb, struct run_state *rs)
+{
+	uint64_t ticks;
+	double t = now();
+
+	if (read(rs->timerfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return;
+	if (rs->deadline_at > 0 && t >= rs->deadline_at) {
+		rs->stuck = true;
+		return;
+	}
+	if (rs->timeout_at > 0 && t >= rs->timeout_at) {
+		rs->timeout_at = 0;
+		rs->timed_out = true;
+		signal_pid1(sb, SIGTERM);
+		start_grace(sb, rs);
+	}
+	if (rs->kill_at > 0 && t >= rs->kill_at)
+		start_teardown(sb, rs);
+	arm_timer(rs);
+}
+
+/* Read what the log pipe holds now, never waiting for more. */
+static void drain_log(struct sandbox *sb, struct run_state *rs)
+{
+	for (;;) {
+		size_t room = sizeof(rs->log) - 1 - rs->log_len;
+		ssize_t n;
+
+		if (sb->log_pipe[0] < 0)
+			return;
+		if (room == 0) {
+			char discard[256];
+
+			n = read(sb->log_pipe[0], discard, sizeof(discard));
+		} else {
+			n = read(sb->log_pipe[0], rs->log + rs->log_len, room);
+		}
+		if (n > 0 && room > 0)
+			rs->log_len += (size_t)n;
+		if (n == 0) {
+			rs->log_eof = true;
+			close_pipe_end(&sb->log_pipe[0]);
+		}
+		if (n <= 0)
+			return;
+	}
+}
+
+/* init writes "exit N" or "signal N" when COMMAND ends, then tears down
+ * what is left: that teardown too has a deadline. */
+static void drain_status(struct sandbox *sb, struct run_state *rs)
+{
+	char buf[64];
+	ssize_t n;
+
+	if (sb->status_pipe[0] < 0)
+		return;
+	n = read(sb->status_pipe[0], buf, sizeof(buf) - 1);
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n > 0) {
+		buf[n] = '\0';
+		rs->command_ended = true;
+		if (rs->deadline_at == 0)
+			rs->deadline_at = now() + sb->plan->teardown_deadline;
+		arm_timer(rs);
+		return;
+	}
+	close_pipe_end(&sb->status_pipe[0]);
+}
+
+static void reap_pid1(struct sandbox *sb, struct run_state *rs)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+		return;
+	rs->reaped = true;
+	rs->code = si.si_code;
+	rs->status = si.si_status;
+}
+
+static int poll_once(struct sandbox *sb, struct run_state *rs)
+{
+	struct pollfd fds[5] = {
+		{ .fd = sb->pid1_fd, .events = POLLIN },
+		{ .fd = sb->sigfd, .events = POLLIN },
+		{ .fd = rs->timerfd, .events = POLLIN },
+		{ .fd = sb->log_pipe[0], .events = POLLIN },
+		{ .fd = sb->status_pipe[0], .events = POLLIN },
+	};
+
+	if (poll(fds, 5, -1) < 0)
+		return errno == EINTR ? 0 : -1;
+	if (fds[3].revents)
+		drain_log(sb, rs);
+	if (fds[4].revents)
+		drain_status(sb, rs);
+	if (fds[1].revents)
+		on_signal(sb, rs);
+	if (fds[2].revents)
+		on_timer(sb, rs);
+	if (fds[0].revents)
+		reap_pid1(sb, rs);
+	return 0;
+}
+
+int stage_run(struct sandbox *sb)
+{
+	struct run_state *rs = &sb->run;
+
+	rs->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (rs->timerfd < 0)
+		return sys_fail(sb, "run", "timerfd");
+	if (sb->plan->timeout > 0)
+		rs->timeout_at = now() + sb->plan->timeout;
+	arm_timer(rs);
+	while (!rs->reaped && !rs->stuck)
+		if (poll_once(sb, rs) < 0)
+			return sys_fail(sb, "run", "poll");
+	/* pid 1 is gone: take what the log holds, without waiting. */
+	drain_log(sb, rs);
+	close(rs->timerfd);
+	if (rs->stuck)
+		supervise_report_stuck(sb);
+	return 0;
+}
+
+static int signal_status(int sig)
+{
+	return 128 + sig;
+}
+
+int supervise_exit_status(struct sandbox *sb)
+{
+	struct run_state *rs = &sb->run;
+	struct plan *plan = sb->plan;
+
+	if (rs->stuck)
+		return 125;
+	if (rs->log_len > 0)
+		return rs->code == CLD_EXITED ? rs->status : failure_status(plan);
+	if (rs->timed_out && plan->mode == MODE_HUTCH)
+		return 124;
+	if (rs->code == CLD_EXITED)
+		return rs->status;
+	/* pid 1 killed before COMMAND ran is hutch's failure, not COMMAND's. */
+	if (plan->mode == MODE_HUTCH && !rs->log_eof && !rs->command_ended)
+		return 125;
+	return signal_status(rs->status);
+}

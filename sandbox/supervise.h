@@ -1,0 +1,30 @@
+/* The supervisor's loop state. */
+#ifndef HUTCH_SUPERVISE_H
+#define HUTCH_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sandbox;
+
+struct run_state {
+	int timerfd;
+	double timeout_at;	/* CLOCK_MONOTONIC seconds; 0 = not armed */
+	double kill_at;		/* end of the grace after SIGTERM */
+	double deadline_at;	/* end of the teardown's deadline */
+	bool timed_out;
+	bool stuck;		/* the deadline passed with pid 1 alive */
+	bool reaped;
+	bool command_ended;	/* init said COMMAND ended */
+	bool log_eof;
+	int code;		/* waitid si_code of pid 1 */
+	int status;		/* waitid si_status of pid 1 */
+	char log[4096];		/* set-up failure messages */
+	size_t log_len;
+};
+
+/* Print one line per process still in the sandbox's pid namespace and
+ * SIGKILL pid 1; used when the teardown deadline has passed. */
+void supervise_report_stuck(struct sandbox *sb);
+
+#endif

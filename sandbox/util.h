@@ -1,0 +1,15 @@
+/* Small helpers: allocation that cannot return NULL, and formatting. */
+#ifndef HUTCH_UTIL_H
+#define HUTCH_UTIL_H
+
+#include <stddef.h>
+
+void *xreallocarray(void *ptr, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parse a non-negative decimal integer no larger than MAX; -1 if not one. */
+long long parse_uint(const char *s, long long max);
+/* Parse seconds, with a fraction ("1.5"); -1 if not a number >= 0. */
+double parse_seconds(const char *s);
+
+#endif

@@ -1,0 +1,85 @@
+# The core launcher: namespaces, ids, exit statuses, the default profile.
+
+NONE="--profile none --ro-bind / / --proc /proc --dev /dev"
+
+check_namespaces_new() {
+	local ns inside outside
+	for ns in user mnt pid ipc uts net cgroup; do
+		outside=$($AS readlink /proc/self/ns/$ns)
+		inside=$($AS "$H" $NONE --unshare-all readlink /proc/self/ns/$ns)
+		[ -n "$inside" ] || fail "$ns: no namespace link inside"
+		[ "$inside" != "$outside" ] || fail "$ns namespace shared: $inside"
+	done
+}
+test_each_namespace_is_new() { for_each_caller check_namespaces_new; }
+
+check_share_net() {
+	local inside outside
+	outside=$($AS readlink /proc/self/ns/net)
+	inside=$($AS "$H" $NONE --unshare-all --share-net readlink /proc/self/ns/net)
+	assert_eq "$outside" "$inside" "--share-net keeps the network namespace"
+}
+test_share_net() { for_each_caller check_share_net; }
+
+check_ids() {
+	assert_eq "1234:567" "$($AS "$H" $NONE --uid 1234 --gid 567 sh -c 'echo $(id -u):$(id -g)')" "--uid/--gid"
+	assert_eq "$($AS id -u)" "$($AS "$H" $NONE id -u)" "default uid is the caller's"
+}
+test_ids_inside() { for_each_caller check_ids; }
+
+check_hostname() {
+	assert_eq "box" "$($AS "$H" $NONE --unshare-uts --hostname box hostname)" "--hostname"
+}
+test_hostname() { for_each_caller check_hostname; }
+
+check_pid_one() {
+	local out
+	assert_eq 2 "$($AS "$H" $NONE sh -c 'echo $$')" "COMMAND is pid 2"
+	out=$($AS "$H" $NONE sh -c 'tr "\0" " " < /proc/1/cmdline')
+	assert_match "^hutch-init --command-pidfd" "$out" "pid 1 is hutch's init"
+	assert_eq "1" "$($AS "$H" $NONE --as-pid-1 sh -c 'echo $$')" "--as-pid-1"
+}
+test_pid_one() { for_each_caller check_pid_one; }
+
+check_exit_statuses() {
+	local rc code
+	for code in 0 1 42 255; do
+		rc=0; $AS "$H" $NONE sh -c "exit $code" || rc=$?
+		assert_eq "$code" "$rc" "exit $code"
+	done
+	rc=0; $AS "$H" $NONE sh -c 'kill -SEGV $$' 2>/dev/null || rc=$?
+	assert_eq 139 "$rc" "SIGSEGV"
+	rc=0; $AS "$H" $NONE /no/such/program 2>"$T/err" || rc=$?
+	assert_eq 127 "$rc" "not found"
+	assert_match "^hutch: exec: /no/such/program: No such file or directory$" "$(cat "$T/err")" "not-found message"
+	rc=0; $AS "$H" $NONE /etc/passwd 2>"$T/err" || rc=$?
+	assert_eq 126 "$rc" "cannot execute"
+	rc=0; $AS "$H" --profile none --ro-bind /no/such/dir /x true 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "bad bind source"
+	assert_match "^hutch: mount: bind source /no/such/dir: No such file or directory$" "$(cat "$T/err")" "bad source message"
+}
+test_exit_statuses() { for_each_caller check_exit_statuses; }
+
+check_default_profile() {
+	local out rc
+	out=$($AS "$H" sh -c 'ls /; touch /usr/x 2>&1; touch /tmp/x && echo tmp-ok; touch ~/x && echo home-ok; touch ./x 2>&1 | grep -c Read-only')
+	assert_match "usr" "$out" "/usr is there"
+	assert_match "Read-only file system" "$out" "/usr read-only"
+	assert_match "tmp-ok" "$out" "/tmp writable"
+	assert_match "home-ok" "$out" "home writable"
+	# Nothing of the host home or root directory.
+	rc=0; $AS "$H" ls /root /home >/dev/null 2>&1 || rc=$?
+	[ "$rc" != 0 ] || fail "/root or /home visible"
+}
+test_default_profile() { for_each_caller check_default_profile; }
+
+test_default_profile_refuses_home() {
+	local rc=0
+	(cd / && env -i PATH=/usr/bin:/bin HOME=/root "$H" true) 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "run from /"
+	assert_match "current directory /: holds /root" "$(cat "$T/err")" "message"
+	rc=0
+	(cd /root && env -i PATH=/usr/bin:/bin HOME=/root "$H" true) 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "run from home"
+	assert_match "current directory /root: is /root" "$(cat "$T/err")" "message"
+}
