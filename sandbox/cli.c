@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -33,11 +35,23 @@ enum opt_key {
 	OPT_TIMEOUT, OPT_KILL_AFTER, OPT_TEARDOWN_DEADLINE,
 	OPT_SECCOMP_POLICY, OPT_SECCOMP_DENY, OPT_SECCOMP_ALLOW, OPT_PASS_FD,
 	OPT_EXPLAIN,
+	/* bwrap's helper protocol */
+	OPT_ARGS, OPT_JSON_STATUS_FD, OPT_INFO_FD, OPT_SYNC_FD, OPT_BLOCK_FD,
+	OPT_USERNS_BLOCK_FD, OPT_LOCK_FILE, OPT_USERNS, OPT_USERNS2, OPT_PIDNS,
+	OPT_BIND_FD, OPT_RO_BIND_FD, OPT_SECCOMP, OPT_ADD_SECCOMP_FD,
+	OPT_OVERLAY_SRC, OPT_OVERLAY, OPT_TMP_OVERLAY, OPT_RO_OVERLAY,
+	OPT_LEVEL_PREFIX, OPT_EXEC_LABEL, OPT_FILE_LABEL, OPT_DISABLE_USERNS,
+	OPT_ASSERT_USERNS_DISABLED,
+	/* hutch: reports, limits, interaction */
+	OPT_REPORT, OPT_REPORT_FD, OPT_SECCOMP_LOG, OPT_RLIMIT, OPT_PIDS,
+	OPT_MEMORY, OPT_MEMORY_SWAP, OPT_CPU, OPT_PTY, OPT_NO_PTY, OPT_FALLBACK,
+	OPT_DOCTOR,
 };
 
 #define BOTH	0x1u	/* bwrap's option: both modes */
 #define HUTCH	0x2u	/* hutch's own: hutch mode only */
 #define NOPROF	0x4u	/* not allowed in a profile */
+#define OPTARG	0x8u	/* the one argument is optional (--explain=json) */
 
 struct opt_spec {
 	const char *name;
@@ -105,7 +119,42 @@ static const struct opt_spec specs[] = {
 	{ "seccomp-deny", OPT_SECCOMP_DENY, 1, "SYSCALL[:ERRNO]", HUTCH, "Also refuse SYSCALL (with EPERM unless ERRNO is given)" },
 	{ "seccomp-allow", OPT_SECCOMP_ALLOW, 1, "SYSCALL", HUTCH, "Allow SYSCALL whatever the policy says" },
 	{ "pass-fd", OPT_PASS_FD, 1, "FD", HUTCH | NOPROF, "Leave FD open for COMMAND (all others are closed)" },
-	{ "explain", OPT_EXPLAIN, 0, NULL, HUTCH | NOPROF, "Print the resolved plan and exit without running" },
+	{ "explain", OPT_EXPLAIN, 1, "FORMAT", HUTCH | NOPROF | OPTARG, "Print the resolved plan (FORMAT text or json) and exit without running" },
+	{ "doctor", OPT_DOCTOR, 0, NULL, HUTCH | NOPROF, "Check whether this machine can run hutch, and say how to fix what is missing" },
+	{ "args", OPT_ARGS, 1, "FD", BOTH | NOPROF, "Parse NUL-separated args from FD" },
+	{ "json-status-fd", OPT_JSON_STATUS_FD, 1, "FD", BOTH | NOPROF, "Write container status to FD as multiple JSON documents" },
+	{ "info-fd", OPT_INFO_FD, 1, "FD", BOTH | NOPROF, "Write information about the running container to FD" },
+	{ "sync-fd", OPT_SYNC_FD, 1, "FD", BOTH | NOPROF, "Keep this fd open while sandbox is running" },
+	{ "block-fd", OPT_BLOCK_FD, 1, "FD", BOTH | NOPROF, "Block on FD until some data to read is available" },
+	{ "userns-block-fd", OPT_USERNS_BLOCK_FD, 1, "FD", BOTH | NOPROF, "Block on FD until the user namespace is ready" },
+	{ "lock-file", OPT_LOCK_FILE, 1, "DEST", BOTH, "Take a lock on DEST while sandbox is running" },
+	{ "userns", OPT_USERNS, 1, "FD", BOTH | NOPROF, "Use this user namespace (cannot combine with --unshare-user)" },
+	{ "userns2", OPT_USERNS2, 1, "FD", BOTH | NOPROF, "After setup switch to this user namespace, only useful with --userns" },
+	{ "pidns", OPT_PIDNS, 1, "FD", BOTH | NOPROF, "Use this pid namespace (as parent namespace if using --unshare-pid)" },
+	{ "bind-fd", OPT_BIND_FD, 2, "FD DEST", BOTH | NOPROF, "Bind open directory or path fd on DEST" },
+	{ "ro-bind-fd", OPT_RO_BIND_FD, 2, "FD DEST", BOTH | NOPROF, "Bind open directory or path fd read-only on DEST" },
+	{ "seccomp", OPT_SECCOMP, 1, "FD", BOTH | NOPROF, "Load and use seccomp rules from FD (not repeatable)" },
+	{ "add-seccomp-fd", OPT_ADD_SECCOMP_FD, 1, "FD", BOTH | NOPROF, "Load and use seccomp rules from FD (repeatable)" },
+	{ "overlay-src", OPT_OVERLAY_SRC, 1, "SRC", BOTH, "Read files from SRC in the following overlay" },
+	{ "overlay", OPT_OVERLAY, 3, "RWSRC WORKDIR DEST", BOTH, "Mount overlayfs on DEST, with RWSRC as the host path for writes and WORKDIR an empty directory on the same filesystem as RWSRC" },
+	{ "tmp-overlay", OPT_TMP_OVERLAY, 1, "DEST", BOTH, "Mount overlayfs on DEST, with writes going to an invisible tmpfs" },
+	{ "ro-overlay", OPT_RO_OVERLAY, 1, "DEST", BOTH, "Mount overlayfs read-only on DEST" },
+	{ "level-prefix", OPT_LEVEL_PREFIX, 0, NULL, BOTH, "Prepend e.g. <3> to diagnostic messages" },
+	{ "exec-label", OPT_EXEC_LABEL, 1, "LABEL", BOTH, "Exec label for the sandbox" },
+	{ "file-label", OPT_FILE_LABEL, 1, "LABEL", BOTH, "File label for temporary sandbox content" },
+	{ "disable-userns", OPT_DISABLE_USERNS, 0, NULL, BOTH, "Disable further use of user namespaces inside sandbox" },
+	{ "assert-userns-disabled", OPT_ASSERT_USERNS_DISABLED, 0, NULL, BOTH, "Fail unless further use of user namespace inside sandbox is disabled" },
+	{ "report", OPT_REPORT, 1, "FILE", HUTCH | NOPROF, "Write one JSON line per refused action to FILE" },
+	{ "report-fd", OPT_REPORT_FD, 1, "FD", HUTCH | NOPROF, "Write one JSON line per refused action to FD" },
+	{ "seccomp-log", OPT_SECCOMP_LOG, 0, NULL, HUTCH, "Also let the kernel log refused calls (SECCOMP_RET_LOG)" },
+	{ "rlimit", OPT_RLIMIT, 1, "NAME=SOFT[:HARD]", HUTCH, "Set a resource limit of COMMAND (as, core, cpu, data, fsize, memlock, nofile, nproc, stack, ...; unlimited)" },
+	{ "pids", OPT_PIDS, 1, "N", HUTCH, "At most N processes in the sandbox (RLIMIT_NPROC in its user namespace; pids.max with a cgroup)" },
+	{ "memory", OPT_MEMORY, 1, "BYTES", HUTCH, "Memory limit (cgroup v2 memory.max; K, M, G suffixes)" },
+	{ "memory-swap", OPT_MEMORY_SWAP, 1, "BYTES", HUTCH, "Swap limit (cgroup v2 memory.swap.max)" },
+	{ "cpu", OPT_CPU, 1, "FRACTION", HUTCH, "CPU limit as a fraction of one CPU (cgroup v2 cpu.max)" },
+	{ "pty", OPT_PTY, 0, NULL, HUTCH, "Run COMMAND on a new pseudo-terminal relayed to hutch's own" },
+	{ "no-pty", OPT_NO_PTY, 0, NULL, HUTCH, "Never use a pseudo-terminal" },
+	{ "fallback", OPT_FALLBACK, 1, "MODE", HUTCH, "Where namespaces are refused: landlock (confine with Landlock and seccomp) or none (fail)" },
 };
 
 #define N_SPECS (sizeof(specs) / sizeof(specs[0]))
@@ -156,6 +205,8 @@ static struct argp_option *build_argp_options(const struct plan *plan)
 		o[n].key = specs[i].key;
 		o[n].arg = specs[i].argnames ? first_argname(specs[i].argnames) : NULL;
 		o[n].doc = specs[i].doc;
+		if (specs[i].flags & OPTARG)
+			o[n].flags = OPTION_ARG_OPTIONAL;
 		n++;
 	}
 	memset(&o[n], 0, sizeof(o[n]));
@@ -215,6 +266,90 @@ static error_t record_option(struct record_ctx *ctx, const struct opt_spec *s,
 	return 0;
 }
 
+static void take_command(struct record_ctx *ctx, struct argp_state *state)
+{
+	int first = state->next - 1;
+	int n = state->argc - first;
+	char **cmd = xreallocarray(NULL, (size_t)n + 1, sizeof(char *));
+
+	for (int i = 0; i < n; i++)
+		cmd[i] = xstrdup(state->argv[first + i]);
+	cmd[n] = NULL;
+	ctx->out->command = cmd;
+	state->next = state->argc;
+}
+
+#define MAX_ARGS_DEPTH 16
+#define MAX_ARGS_SIZE (16 << 20)
+
+/* Read FD to its end: NUL-separated arguments (bwrap's --args). */
+static char *read_args_fd(int fd, size_t *len)
+{
+	size_t cap = 4096;
+	char *buf = xreallocarray(NULL, cap, 1);
+	ssize_t n;
+
+	*len = 0;
+	while ((n = read(fd, buf + *len, cap - *len - 1)) > 0) {
+		*len += (size_t)n;
+		if (*len + 1 == cap) {
+			if (cap >= MAX_ARGS_SIZE)
+				break;
+			cap *= 2;
+			buf = xreallocarray(buf, cap, 1);
+		}
+	}
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[*len] = '\0';
+	return buf;
+}
+
+/* --args FD: its arguments are read as if they stood here. */
+static error_t record_args_fd(struct record_ctx *ctx, const char *arg,
+			      struct argp_state *state)
+{
+	long long fd = parse_uint(arg, 1 << 30);
+	char **argv;
+	char *buf;
+	size_t len, argc = 1;
+	int r;
+
+	if (fd < 0 || ctx->out->args_depth >= MAX_ARGS_DEPTH) {
+		snprintf(ctx->err, ctx->errlen, fd < 0 ? "Invalid fd: %s" :
+			 "--args %s: nested too deep", arg);
+		ctx->failed = true;
+		return EINVAL;
+	}
+	buf = read_args_fd((int)fd, &len);
+	if (!buf) {
+		snprintf(ctx->err, ctx->errlen, "Failed to read --args fd %s: %s", arg,
+			 strerror(errno));
+		ctx->failed = true;
+		return EINVAL;
+	}
+	argv = xreallocarray(NULL, len + 2, sizeof(char *));
+	argv[0] = state->argv[0];
+	for (size_t off = 0; off < len; off += strlen(buf + off) + 1)
+		argv[argc++] = buf + off;
+	argv[argc] = NULL;
+	ctx->out->args_depth++;
+	r = cli_record(ctx->plan, (int)argc, argv, ctx->origin, ctx->in_profile,
+		       ctx->out, ctx->err, ctx->errlen);
+	ctx->out->args_depth--;
+	free(argv);
+	free(buf);
+	if (r < 0) {
+		ctx->failed = true;
+		return EINVAL;
+	}
+	if (ctx->out->command)
+		state->next = state->argc;
+	return 0;
+}
+
 static error_t on_option(int key, char *arg, struct argp_state *state)
 {
 	struct record_ctx *ctx = state->input;
@@ -228,10 +363,11 @@ static error_t on_option(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		/* COMMAND: everything from here on belongs to it. */
-		ctx->out->command_index = state->next - 1;
-		state->next = state->argc;
+		take_command(ctx, state);
 		return 0;
 	}
+	if (key == OPT_ARGS)
+		return record_args_fd(ctx, arg, state);
 	s = spec_by_key(key);
 	if (!s)
 		return ARGP_ERR_UNKNOWN;
@@ -251,8 +387,8 @@ int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	/* Profiles report their own errors with file and line. */
 	if (in_profile)
 		flags |= ARGP_NO_ERRS;
-	out->command_index = -1;
-	err[0] = '\0';
+	if (out->args_depth == 0)
+		err[0] = '\0';
 	r = argp_parse(&argp, argc, argv, flags, NULL, &ctx);
 	free_argp_options(options);
 	if (r == 0 && !ctx.failed)
@@ -272,6 +408,10 @@ void records_free(struct record_list *list)
 	free(list->recs);
 	list->recs = NULL;
 	list->n = 0;
+	for (char **c = list->command; c && *c; c++)
+		free(*c);
+	free(list->command);
+	list->command = NULL;
 }
 
 /* ---- applying options to the plan ---- */
@@ -577,7 +717,6 @@ static int apply_hutch(struct apply_ctx *a)
 	case OPT_SECCOMP_POLICY: replace_str(&plan->seccomp_policy, a->rec->args[0]); return 0;
 	case OPT_SECCOMP_DENY: return apply_syscall_rule(a, false);
 	case OPT_SECCOMP_ALLOW: return apply_syscall_rule(a, true);
-	case OPT_EXPLAIN: plan->explain = true; return 0;
 	case OPT_HELP: plan->show_help = true; return 0;
 	case OPT_VERSION: plan->show_version = true; return 0;
 	case OPT_PROFILE: return 0;	/* applied before the others */
@@ -587,6 +726,216 @@ static int apply_hutch(struct apply_ctx *a)
 		return r;
 	}
 	case OPT_SIZE: return apply_size(a);
+	default: return 1;
+	}
+}
+
+static int apply_int_fd(struct apply_ctx *a, int *field)
+{
+	return parse_fd(a, a->rec->args[0], field);
+}
+
+static void push_str(char ***v, size_t *n, const char *s)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(char *));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static int apply_seccomp_fd(struct apply_ctx *a, bool once)
+{
+	struct plan *plan = a->plan;
+	int fd = -1;
+
+	if (once && plan->seccomp_fd_given)
+		return fail(a, "--seccomp cannot be repeated");
+	if (parse_fd(a, a->rec->args[0], &fd) < 0)
+		return -1;
+	plan->seccomp_fd_given |= once;
+	plan->seccomp_fds = xreallocarray(plan->seccomp_fds, plan->n_seccomp_fds + 1,
+					  sizeof(int));
+	plan->seccomp_fds[plan->n_seccomp_fds++] = fd;
+	return 0;
+}
+
+/* An overlay takes the --overlay-src options given since the last one. */
+static int apply_overlay(struct apply_ctx *a, enum fs_kind kind)
+{
+	struct plan *plan = a->plan;
+	char *const *args = a->rec->args;
+	const char *dest = kind == FS_OVERLAY ? args[2] : args[0];
+	struct fs_op *op;
+
+	if (plan->n_overlay_srcs == 0)
+		return fail(a, "--overlay requires at least one --overlay-src");
+	op = add_op(a, kind, kind == FS_RO_OVERLAY ? FS_READONLY : 0,
+		    kind == FS_OVERLAY ? args[0] : NULL, dest);
+	op->lower = plan->overlay_srcs;
+	op->n_lower = plan->n_overlay_srcs;
+	plan->overlay_srcs = NULL;
+	plan->n_overlay_srcs = 0;
+	if (kind == FS_OVERLAY)
+		op->workdir = xstrdup(args[1]);
+	return 0;
+}
+
+static int apply_protocol(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	char *const *args = a->rec->args;
+
+	switch (a->rec->key) {
+	case OPT_JSON_STATUS_FD: return apply_int_fd(a, &plan->json_status_fd);
+	case OPT_INFO_FD: return apply_int_fd(a, &plan->info_fd);
+	case OPT_SYNC_FD: return apply_int_fd(a, &plan->sync_fd);
+	case OPT_BLOCK_FD: return apply_int_fd(a, &plan->block_fd);
+	case OPT_USERNS_BLOCK_FD: return apply_int_fd(a, &plan->userns_block_fd);
+	case OPT_USERNS: return apply_int_fd(a, &plan->userns_fd);
+	case OPT_USERNS2: return apply_int_fd(a, &plan->userns2_fd);
+	case OPT_PIDNS: return apply_int_fd(a, &plan->pidns_fd);
+	case OPT_LOCK_FILE: push_str(&plan->lock_files, &plan->n_lock_files, args[0]); return 0;
+	case OPT_BIND_FD: return apply_fd_op(a, FS_BIND_FD, 0);
+	case OPT_RO_BIND_FD: return apply_fd_op(a, FS_BIND_FD, FS_READONLY);
+	case OPT_SECCOMP: return apply_seccomp_fd(a, true);
+	case OPT_ADD_SECCOMP_FD: return apply_seccomp_fd(a, false);
+	case OPT_OVERLAY_SRC: push_str(&plan->overlay_srcs, &plan->n_overlay_srcs, args[0]); return 0;
+	case OPT_OVERLAY: return apply_overlay(a, FS_OVERLAY);
+	case OPT_TMP_OVERLAY: return apply_overlay(a, FS_TMP_OVERLAY);
+	case OPT_RO_OVERLAY: return apply_overlay(a, FS_RO_OVERLAY);
+	case OPT_LEVEL_PREFIX: plan->level_prefix = true; return 0;
+	case OPT_EXEC_LABEL: replace_str(&plan->exec_label, args[0]); return 0;
+	case OPT_FILE_LABEL: replace_str(&plan->file_label, args[0]); return 0;
+	case OPT_DISABLE_USERNS: plan->disable_userns = true; return 0;
+	case OPT_ASSERT_USERNS_DISABLED: plan->assert_userns_disabled = true; return 0;
+	default: return 1;
+	}
+}
+
+static const struct { const char *name; int resource; } rlimit_names[] = {
+	{ "as", RLIMIT_AS }, { "core", RLIMIT_CORE }, { "cpu", RLIMIT_CPU },
+	{ "data", RLIMIT_DATA }, { "fsize", RLIMIT_FSIZE },
+	{ "locks", RLIMIT_LOCKS }, { "memlock", RLIMIT_MEMLOCK },
+	{ "msgqueue", RLIMIT_MSGQUEUE }, { "nice", RLIMIT_NICE },
+	{ "nofile", RLIMIT_NOFILE }, { "nproc", RLIMIT_NPROC },
+	{ "rss", RLIMIT_RSS }, { "rtprio", RLIMIT_RTPRIO },
+	{ "rttime", RLIMIT_RTTIME }, { "sigpending", RLIMIT_SIGPENDING },
+	{ "stack", RLIMIT_STACK },
+};
+
+/* "1024", "64K", "2M", "1G", "unlimited" */
+static int parse_amount(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (strcmp(s, "unlimited") == 0 || strcmp(s, "infinity") == 0) {
+		*out = RLIM_INFINITY;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end || (shift && v > (~0ULL >> shift)))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+static int apply_rlimit(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	char *spec = xstrdup(a->rec->args[0]);
+	char *eq = strchr(spec, '='), *colon;
+	struct rlimit_setting r = { .resource = -1 };
+
+	if (eq) {
+		*eq = '\0';
+		colon = strchr(eq + 1, ':');
+		if (colon)
+			*colon = '\0';
+		for (size_t i = 0; i < sizeof(rlimit_names) / sizeof(rlimit_names[0]); i++)
+			if (strcasecmp(rlimit_names[i].name, spec) == 0)
+				r.resource = rlimit_names[i].resource;
+		if (r.resource >= 0 && parse_amount(eq + 1, &r.soft) == 0 &&
+		    parse_amount(colon ? colon + 1 : eq + 1, &r.hard) == 0 && r.soft <= r.hard) {
+			r.origin = xstrdup(a->rec->origin);
+			plan->rlimits = xreallocarray(plan->rlimits, plan->n_rlimits + 1, sizeof(r));
+			plan->rlimits[plan->n_rlimits++] = r;
+			free(spec);
+			return 0;
+		}
+	}
+	free(spec);
+	return fail(a, "--rlimit %s: expected NAME=SOFT[:HARD] with a known NAME "
+		    "(as core cpu data fsize locks memlock msgqueue nice nofile nproc rss "
+		    "rtprio rttime sigpending stack) and SOFT <= HARD", a->rec->args[0]);
+}
+
+static int apply_bytes(struct apply_ctx *a, unsigned long long *field)
+{
+	if (parse_amount(a->rec->args[0], field) < 0)
+		return fail(a, "--%s: not an amount of bytes: %s",
+			    spec_by_key(a->rec->key)->name, a->rec->args[0]);
+	return 0;
+}
+
+static int apply_limits(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	char *const *args = a->rec->args;
+	double v;
+
+	switch (a->rec->key) {
+	case OPT_RLIMIT: return apply_rlimit(a);
+	case OPT_PIDS:
+		plan->pids = parse_uint(args[0], 1 << 22);
+		return plan->pids > 0 ? 0 : fail(a, "--pids: not a count: %s", args[0]);
+	case OPT_MEMORY: return apply_bytes(a, &plan->memory);
+	case OPT_MEMORY_SWAP: return apply_bytes(a, &plan->memory_swap);
+	case OPT_CPU:
+		v = parse_seconds(args[0]);
+		if (v <= 0)
+			return fail(a, "--cpu: not a fraction of a CPU: %s", args[0]);
+		plan->cpu = v;
+		return 0;
+	default: return 1;
+	}
+}
+
+static int apply_interaction(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	const char *arg = a->rec->args[0];
+
+	switch (a->rec->key) {
+	case OPT_REPORT: replace_str(&plan->report_path, arg); return 0;
+	case OPT_REPORT_FD: return apply_int_fd(a, &plan->report_fd);
+	case OPT_SECCOMP_LOG: plan->seccomp_log = true; return 0;
+	case OPT_PTY: plan->pty = PTY_ON; return 0;
+	case OPT_NO_PTY: plan->pty = PTY_OFF; return 0;
+	case OPT_DOCTOR: plan->doctor = true; return 0;
+	case OPT_EXPLAIN:
+		if (arg && strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
+			return fail(a, "--explain: unknown format %s (text or json)", arg);
+		plan->explain = arg && strcmp(arg, "json") == 0 ? EXPLAIN_JSON : EXPLAIN_TEXT;
+		return 0;
+	case OPT_FALLBACK:
+		if (strcmp(arg, "landlock") == 0)
+			plan->fallback = FALLBACK_LANDLOCK;
+		else if (strcmp(arg, "none") == 0)
+			plan->fallback = FALLBACK_NONE;
+		else
+			return fail(a, "--fallback: unknown mode %s (landlock or none)", arg);
+		return 0;
 	default: return 1;
 	}
 }
@@ -608,6 +957,15 @@ int cli_apply(struct plan *plan, const struct option_record *rec,
 	if (r <= 0)
 		return r;
 	r = apply_hutch(&a);
+	if (r <= 0)
+		return r;
+	r = apply_protocol(&a);
+	if (r <= 0)
+		return r;
+	r = apply_limits(&a);
+	if (r <= 0)
+		return r;
+	r = apply_interaction(&a);
 	if (r <= 0)
 		return r;
 	return fail(&a, "internal error: option %s has no meaning", rec->origin);

@@ -19,7 +19,8 @@ struct option_record {
 struct record_list {
 	struct option_record *recs;
 	size_t n;
-	int command_index;	/* index in argv of COMMAND, or -1 */
+	char **command;		/* COMMAND and its arguments, or NULL */
+	int args_depth;		/* --args nesting */
 };
 
 /* Record the options of ARGV (ARGV[0] is a program name, ignored).

@@ -15,6 +15,8 @@ static const char *const kind_names[] = {
 	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue",
 	[FS_DIR] = "dir", [FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod",
 	[FS_FILE] = "file", [FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror",
+	[FS_BIND_FD] = "bind-fd", [FS_OVERLAY] = "overlay", [FS_TMP_OVERLAY] = "tmp-overlay",
+	[FS_RO_OVERLAY] = "ro-overlay",
 };
 
 static void explain_namespaces(const struct plan *plan, FILE *out)

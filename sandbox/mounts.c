@@ -84,7 +84,18 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 	unsigned long long attrs = MOUNT_ATTR_NOSUID;
 	int fd;
 
-	fd = open_tree(AT_FDCWD, op->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (op->kind == FS_BIND_FD)
+		fd = open_tree(op->fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			       AT_RECURSIVE | AT_EMPTY_PATH);
+	else
+		fd = open_tree(AT_FDCWD, op->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			       AT_RECURSIVE);
+	if (fd < 0 && op->kind == FS_BIND_FD) {
+		char obj[32];
+
+		snprintf(obj, sizeof(obj), "fd %d", op->fd);
+		return mount_error(ms, "bind", obj);
+	}
 	if (fd < 0) {
 		if (errno == ENOENT && (op->flags & FS_TRY))
 			return 0;
@@ -145,6 +156,61 @@ static int prepare_dev_nodes(struct mount_state *ms)
 	return 0;
 }
 
+static int overlay_set_dir(int fs, const char *key, const char *path)
+{
+	return fsconfig(fs, FSCONFIG_SET_STRING, key, path, 0);
+}
+
+/* The upper and work directories of --tmp-overlay, on a private tmpfs. */
+static int overlay_tmp_layers(int fs)
+{
+	int tmp = make_tmpfs(0755, 0);
+	int upper = -1, work = -1, r = -1;
+
+	if (tmp < 0)
+		return -1;
+	if (mkdirat(tmp, "upper", 0755) == 0 && mkdirat(tmp, "work", 0755) == 0) {
+		upper = openat(tmp, "upper", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		work = openat(tmp, "work", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (upper >= 0 && work >= 0 &&
+	    fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, upper) == 0)
+		r = fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, work);
+	if (upper >= 0)
+		close(upper);
+	if (work >= 0)
+		close(work);
+	close(tmp);
+	return r;
+}
+
+/* Overlays are assembled while host paths are visible. */
+static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
+{
+	int fs = fsopen("overlay", FSOPEN_CLOEXEC);
+	int r = fs < 0 ? -1 : 0;
+
+	if (r == 0 && fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
+		r = -1;
+	for (size_t l = 0; l < op->n_lower && r == 0; l++)
+		r = overlay_set_dir(fs, "lowerdir+", op->lower[l]);
+	if (r == 0 && op->kind == FS_OVERLAY)
+		r = overlay_set_dir(fs, "upperdir", op->src) == 0 ?
+		    overlay_set_dir(fs, "workdir", op->workdir) : -1;
+	if (r == 0 && op->kind == FS_TMP_OVERLAY)
+		r = overlay_tmp_layers(fs);
+	if (r == 0)
+		r = fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	if (r == 0)
+		ms->trees[i] = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				       (op->kind == FS_RO_OVERLAY ? MOUNT_ATTR_RDONLY : 0));
+	if (fs >= 0)
+		close(fs);
+	if (r < 0 || ms->trees[i] < 0)
+		return mount_error(ms, "overlay on", op->dest);
+	return 0;
+}
+
 static int clone_sources(struct mount_state *ms)
 {
 	for (size_t i = 0; i < ms->plan->n_ops; i++) {
@@ -152,7 +218,10 @@ static int clone_sources(struct mount_state *ms)
 		int r = 0;
 
 		switch (op->kind) {
-		case FS_BIND: r = clone_source(ms, op, i); break;
+		case FS_BIND: case FS_BIND_FD: r = clone_source(ms, op, i); break;
+		case FS_OVERLAY: case FS_TMP_OVERLAY: case FS_RO_OVERLAY:
+			r = prepare_overlay(ms, op, i);
+			break;
 		case FS_MIRROR: r = mirror_source(ms, op, i); break;
 		case FS_PROC: r = prepare_proc(ms, i); break;
 		case FS_DEV: r = prepare_dev_nodes(ms); break;
@@ -676,7 +745,8 @@ static int do_op(struct mount_state *ms, size_t i)
 	struct fs_op *op = &ms->plan->ops[i];
 
 	switch (op->kind) {
-	case FS_BIND: return do_bind(ms, op, i);
+	case FS_BIND: case FS_BIND_FD: return do_bind(ms, op, i);
+	case FS_OVERLAY: case FS_TMP_OVERLAY: case FS_RO_OVERLAY: return do_bind(ms, op, i);
 	case FS_MIRROR: return do_mirror(ms, op, i);
 	case FS_REMOUNT_RO: return do_remount_ro(ms, op);
 	case FS_PROC: return do_proc(ms, op, i);

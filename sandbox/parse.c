@@ -33,6 +33,10 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 	plan->gid = plan->caller_gid;
 	plan->kill_after = 5;
 	plan->teardown_deadline = 10;
+	plan->json_status_fd = plan->info_fd = plan->sync_fd = -1;
+	plan->block_fd = plan->userns_block_fd = -1;
+	plan->userns_fd = plan->userns2_fd = plan->pidns_fd = -1;
+	plan->report_fd = -1;
 	for (char **e = envp; e && *e; e++) {
 		char *eq = strchr(*e, '=');
 		char *name;
@@ -143,19 +147,17 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 	return r;
 }
 
-static int take_command(struct plan *plan, int argc, char **argv, int index,
+static int take_command(struct plan *plan, struct record_list *cl,
 			char *err, size_t errlen)
 {
-	if (index < 0 || index >= argc) {
-		if (plan->show_help || plan->show_version || plan->explain)
+	if (!cl->command) {
+		if (plan->show_help || plan->show_version || plan->explain || plan->doctor)
 			return 0;
 		snprintf(err, errlen, "No command specified");
 		return -1;
 	}
-	plan->argv = xreallocarray(NULL, (size_t)(argc - index + 1), sizeof(char *));
-	for (int i = index; i < argc; i++)
-		plan->argv[i - index] = xstrdup(argv[i]);
-	plan->argv[argc - index] = NULL;
+	plan->argv = cl->command;
+	cl->command = NULL;
 	return 0;
 }
 
@@ -193,7 +195,7 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	if (r == 0)
 		r = apply_records(plan, &cl, envp, err, errlen);
 	if (r == 0 && !plan->show_help && !plan->show_version)
-		r = take_command(plan, argc, argv, cl.command_index, err, errlen);
+		r = take_command(plan, &cl, err, errlen);
 	if (r == 0 && plan->argv)
 		r = finish_namespaces(plan, err, errlen);
 	if (r == 0 && plan->argv)

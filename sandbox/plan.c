@@ -91,6 +91,8 @@ void plan_free(struct plan *plan)
 		free(plan->ops[i].src);
 		free(plan->ops[i].dest);
 		free(plan->ops[i].origin);
+		free(plan->ops[i].workdir);
+		free_strv(plan->ops[i].lower, plan->ops[i].n_lower);
 	}
 	free(plan->ops);
 	plan_clearenv(plan);
@@ -108,5 +110,14 @@ void plan_free(struct plan *plan)
 	free(plan->argv0);
 	free(plan->seccomp_policy);
 	free(plan->pass_fds);
+	free_strv(plan->lock_files, plan->n_lock_files);
+	free_strv(plan->overlay_srcs, plan->n_overlay_srcs);
+	free(plan->seccomp_fds);
+	free(plan->exec_label);
+	free(plan->file_label);
+	free(plan->report_path);
+	for (size_t i = 0; i < plan->n_rlimits; i++)
+		free(plan->rlimits[i].origin);
+	free(plan->rlimits);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -28,6 +28,10 @@ enum fs_kind {
 	FS_BIND_DATA,	/* --bind-data / --ro-bind-data FD DEST */
 	FS_MIRROR,	/* --mirror PATH: a host symlink stays a symlink, a
 			   directory or file is bound read-only, absent is skipped */
+	FS_BIND_FD,	/* --bind-fd / --ro-bind-fd FD DEST */
+	FS_OVERLAY,	/* --overlay RWSRC WORKDIR DEST (lower: overlay_srcs) */
+	FS_TMP_OVERLAY,	/* --tmp-overlay DEST: upper layer on a tmpfs */
+	FS_RO_OVERLAY,	/* --ro-overlay DEST: no upper layer */
 };
 
 /* Flags of an fs operation. */
@@ -46,7 +50,21 @@ struct fs_op {
 	bool has_perms;
 	unsigned long long size; /* from --size, tmpfs only; 0 = default */
 	char *origin;		/* "command line" or "FILE:LINE" */
+	char **lower;		/* overlays: --overlay-src paths, in order */
+	size_t n_lower;
+	char *workdir;		/* FS_OVERLAY */
 };
+
+/* --rlimit NAME=SOFT[:HARD] */
+struct rlimit_setting {
+	int resource;
+	unsigned long long soft, hard;	/* RLIM_INFINITY for unlimited */
+	char *origin;
+};
+
+enum explain_format { EXPLAIN_NONE, EXPLAIN_TEXT, EXPLAIN_JSON };
+enum pty_mode { PTY_AUTO, PTY_ON, PTY_OFF };
+enum fallback_mode { FALLBACK_NONE, FALLBACK_LANDLOCK };
 
 /* Seccomp rules added on top of the named policy. */
 struct syscall_rule {
@@ -104,10 +122,49 @@ struct plan {
 	double kill_after;	/* grace after SIGTERM */
 	double teardown_deadline;
 
+	/* helper protocol (bwrap's fds); -1 when not given */
+	int json_status_fd;
+	int info_fd;
+	int sync_fd;
+	int block_fd;
+	int userns_block_fd;
+	int userns_fd;
+	int userns2_fd;
+	int pidns_fd;
+	char **lock_files;
+	size_t n_lock_files;
+	int *seccomp_fds;	/* --seccomp and --add-seccomp-fd, in order */
+	size_t n_seccomp_fds;
+	bool seccomp_fd_given;	/* --seccomp (not repeatable) */
+	char **overlay_srcs;	/* pending --overlay-src */
+	size_t n_overlay_srcs;
+	bool level_prefix;
+	char *exec_label;
+	char *file_label;
+	bool disable_userns;
+	bool assert_userns_disabled;
+
+	/* reports */
+	char *report_path;
+	int report_fd;
+	bool seccomp_log;
+
+	/* limits */
+	struct rlimit_setting *rlimits;
+	size_t n_rlimits;
+	long long pids;		/* 0 = none */
+	unsigned long long memory, memory_swap;
+	double cpu;		/* fraction of one CPU; 0 = none */
+
+	/* interaction */
+	enum pty_mode pty;
+	enum fallback_mode fallback;
+
 	/* what the caller asked for instead of a run */
 	bool show_help;
 	bool show_version;
-	bool explain;
+	enum explain_format explain;
+	bool doctor;
 
 	/* profiles already applied (for include-loop detection) */
 	char **profiles;
