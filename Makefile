@@ -17,7 +17,7 @@ PKGS = libseccomp libcap
 DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bubblewrap util-linux
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Isandbox
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox
 
 SRCS = $(wildcard sandbox/*.c)
 HDRS = $(wildcard sandbox/*.h)

@@ -15,8 +15,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "resource_limits.h"
 #include "log.h"
 #include "policy.h"
+#include "pty.h"
 #include "sandbox.h"
 #include "seal.h"
 
@@ -156,6 +158,8 @@ int stage_seal(struct sandbox *sb)
 
 	if (sb->nested_userns && enter_nested_userns(sb) < 0)
 		return -1;
+	if (limits_apply_nproc(sb) < 0)
+		return -1;
 	if (!sb->has_init)
 		return stages_run(sb, WHO_COMMAND, "seal", NULL);
 	if (pipe2(sb->go_pipe, O_CLOEXEC) < 0)
@@ -207,11 +211,13 @@ int stage_policy(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 
-	if (plan->new_session && setsid() < 0)
+	if (pty_child(sb) < 0)
+		return -1;
+	if (plan->new_session && !sb->pty && setsid() < 0)
 		return fail_errno(sb, "policy", "new session", "setsid");
 	if (sigprocmask(SIG_SETMASK, &sb->caller_mask, NULL) < 0)
 		return fail_errno(sb, "policy", "restore", "signal mask");
-	if (close_stray_fds(sb) < 0)
+	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
 		return -1;
 	return policy_apply(plan, sb->policy, sb->err, sizeof(sb->err));
 }

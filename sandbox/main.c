@@ -11,7 +11,10 @@
 
 #include "cli.h"
 #include "explain.h"
+#include "resource_limits.h"
 #include "log.h"
+#include "pty.h"
+#include "status.h"
 #include "plan.h"
 #include "sandbox.h"
 #include "seal.h"
@@ -29,6 +32,7 @@ static void init_sandbox(struct sandbox *sb, struct plan *plan)
 	sb->sigfd = sb->init_image = sb->pid1_fd = sb->command_fd = -1;
 	sb->self_proc = -1;
 	sb->fault_supervisor_fd = -1;
+	sb->cgroup_fd = -1;
 	sb->run.timerfd = -1;
 }
 
@@ -71,6 +75,13 @@ static void kill_sandbox(struct sandbox *sb)
 	waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED);
 }
 
+/* Every way out: the terminal restored, the cgroup gone. */
+static void finish(struct sandbox *sb)
+{
+	pty_finish(sb);
+	limits_finish(sb);
+}
+
 static int parse_failure(struct plan *plan, const char *err)
 {
 	if (plan->mode == MODE_BWRAP && strcmp(err, "No command specified") == 0) {
@@ -110,11 +121,15 @@ static int run(struct plan *plan)
 	init_sandbox(&sb, plan);
 	if (stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
 		kill_sandbox(&sb);
+		finish(&sb);
 		print_message(plan, sb.err);
+		status_exited(&sb, failure_status(plan));
 		return failure_status(plan);
 	}
+	finish(&sb);
 	print_log(&sb);
 	status = supervise_exit_status(&sb);
+	status_exited(&sb, status);
 	if (sb.run.timed_out && plan->mode == MODE_HUTCH) {
 		char msg[128];
 

@@ -13,6 +13,17 @@
 #include "supervise.h"
 
 struct policy_ready;
+struct sandbox;
+
+/* An fd that a module (pty relay, seccomp reports) adds to the
+ * supervisor's poll loop, with what to do when it is ready. */
+struct poll_source {
+	int fd;
+	short events;
+	void (*on_ready)(struct sandbox *sb, short revents);
+};
+
+#define MAX_POLL_SOURCES 8
 
 enum who {
 	WHO_SUPERVISOR,	/* hutch, in the caller's namespaces */
@@ -45,8 +56,20 @@ struct sandbox {
 
 	struct mount_state ms;
 	struct run_state run;	/* supervisor */
+	struct poll_source sources[MAX_POLL_SOURCES];
+	int n_sources;
+	double started_at;	/* CLOCK_MONOTONIC at prepare */
+	int cgroup_fd;		/* the sandbox's cgroup (CLONE_INTO_CGROUP), or -1 */
+	struct pty_state *pty;	/* the --pty relay, or NULL */
+	struct limits_state *limits;	/* cgroup limits, or NULL */
+	struct report_state *report;	/* seccomp reports, or NULL */
 	int fault_supervisor_fd;	/* hutch-fault only */
 };
+
+/* Add an fd to the supervisor's poll loop; -1 when the table is full. */
+int supervise_add_source(struct sandbox *sb, int fd, short events,
+			 void (*on_ready)(struct sandbox *sb, short revents));
+void supervise_remove_source(struct sandbox *sb, int fd);
 
 /* Stage functions return 0, or -1 with sb->err set to
  * "STAGE: OBJECT: reason". */

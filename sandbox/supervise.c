@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "resource_limits.h"
 #include "policy.h"
+#include "pty.h"
+#include "status.h"
 #include "sandbox.h"
 #include "seal.h"
 #include "supervise.h"
@@ -65,6 +68,8 @@ static int block_signals(struct sandbox *sb)
 	if (sb->plan->mode == MODE_HUTCH)
 		for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(int); i++)
 			sigaddset(&set, forwarded_signals[i]);
+	if (sb->pty)
+		sigaddset(&set, SIGWINCH);
 	if (sigprocmask(SIG_BLOCK, &set, &sb->caller_mask) < 0)
 		return sys_fail(sb, "prepare", "block signals");
 	sb->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -94,7 +99,8 @@ int stage_prepare(struct sandbox *sb)
 	sb->has_init = (plan->clone_flags & CLONE_NEWPID) && !plan->as_pid_1;
 	sb->nested_userns = (plan->clone_flags & CLONE_NEWUSER) && plan_has_dev(plan) &&
 			    (plan->uid != 0 || plan->gid != 0);
-	if (follow_parent(sb) < 0 || block_signals(sb) < 0)
+	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
+	    block_signals(sb) < 0 || status_prepare(sb) < 0)
 		return -1;
 	if (make_pipe(sb, sb->log_pipe, "log") < 0 ||
 	    make_pipe(sb, sb->release_pipe, "release") < 0)
@@ -113,14 +119,21 @@ int stage_prepare(struct sandbox *sb)
 
 /* ---- clone ---- */
 
-static pid_t clone_with_pidfd(int flags, int *pidfd)
+static pid_t clone_with_pidfd(int flags, int *pidfd, int cgroup_fd)
 {
 	struct clone_args args = {
 		.flags = (unsigned long long)flags | CLONE_PIDFD,
 		.pidfd = (unsigned long long)(uintptr_t)pidfd,
 		.exit_signal = SIGCHLD,
 	};
-	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	pid_t pid;
+
+	/* Started straight into its cgroup: no moment outside the limits. */
+	if (cgroup_fd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (unsigned long long)cgroup_fd;
+	}
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 
 	/* clone3 is refused with ENOSYS by container seccomp profiles and
 	 * by valgrind; clone gives the same pidfd. */
@@ -149,15 +162,15 @@ int stage_clone(struct sandbox *sb)
 	int flags = plan->clone_flags;
 	pid_t pid;
 
-	pid = clone_with_pidfd(flags, &sb->pid1_fd);
+	pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
 	if (pid < 0 && userns_refused(errno) && plan->userns_try && plan->caller_uid == 0) {
 		plan->clone_flags &= ~CLONE_NEWUSER;
 		flags = plan->clone_flags;
-		pid = clone_with_pidfd(flags, &sb->pid1_fd);
+		pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
 	}
 	if (pid < 0 && errno == EINVAL && plan->cgroupns_try) {
 		plan->clone_flags &= ~CLONE_NEWCGROUP;
-		pid = clone_with_pidfd(plan->clone_flags, &sb->pid1_fd);
+		pid = clone_with_pidfd(plan->clone_flags, &sb->pid1_fd, sb->cgroup_fd);
 	}
 	if (pid < 0)
 		return log_fail(sb->err, sizeof(sb->err), "clone",
@@ -169,6 +182,8 @@ int stage_clone(struct sandbox *sb)
 		_exit(failure_status(plan));
 	}
 	sb->pid1 = pid;
+	if (limits_attach(sb) < 0)
+		return -1;
 	close_pipe_end(&sb->log_pipe[1]);
 	close_pipe_end(&sb->release_pipe[0]);
 	close_pipe_end(&sb->control_pipe[0]);
@@ -222,6 +237,7 @@ int stage_idmap(struct sandbox *sb)
 	if (write(sb->release_pipe[1], "r", 1) != 1)
 		return sys_fail(sb, "idmap", "release the child");
 	close_pipe_end(&sb->release_pipe[1]);
+	status_started(sb);
 	return 0;
 }
 
@@ -290,6 +306,10 @@ static void on_signal(struct sandbox *sb, struct run_state *rs)
 	while (read(sb->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		int sig = (int)si.ssi_signo;
 
+		if (sig == SIGWINCH) {
+			pty_on_winch(sb);
+			continue;
+		}
 		signal_pid1(sb, sig);
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			start_grace(sb, rs);
@@ -339,6 +359,9 @@ static void drain_log(struct sandbox *sb, struct run_state *rs)
 		if (n == 0) {
 			rs->log_eof = true;
 			close_pipe_end(&sb->log_pipe[0]);
+			/* EOF and no message: COMMAND was executed. */
+			if (rs->log_len == 0)
+				status_executed(sb);
 		}
 		if (n <= 0)
 			return;
@@ -360,6 +383,7 @@ static void drain_status(struct sandbox *sb, struct run_state *rs)
 	if (n > 0) {
 		buf[n] = '\0';
 		rs->command_ended = true;
+		sscanf(buf, "signal %d", &rs->command_signal);
 		if (rs->deadline_at == 0)
 			rs->deadline_at = now() + sb->plan->teardown_deadline;
 		arm_timer(rs);
@@ -380,18 +404,59 @@ static void reap_pid1(struct sandbox *sb, struct run_state *rs)
 	rs->status = si.si_status;
 }
 
+int supervise_add_source(struct sandbox *sb, int fd, short events,
+			 void (*on_ready)(struct sandbox *sb, short revents))
+{
+	if (sb->n_sources == MAX_POLL_SOURCES)
+		return -1;
+	sb->sources[sb->n_sources++] = (struct poll_source){ fd, events, on_ready };
+	return 0;
+}
+
+void supervise_remove_source(struct sandbox *sb, int fd)
+{
+	for (int i = 0; i < sb->n_sources; i++)
+		if (sb->sources[i].fd == fd) {
+			sb->sources[i] = sb->sources[--sb->n_sources];
+			return;
+		}
+}
+
+#define N_BASE_FDS 5
+
+static void poll_sources(struct sandbox *sb, struct pollfd *fds)
+{
+	struct poll_source ready[MAX_POLL_SOURCES];
+	short revents[MAX_POLL_SOURCES];
+	int n = sb->n_sources;
+
+	/* A handler may add or remove sources: act on a copy. */
+	for (int i = 0; i < n; i++) {
+		ready[i] = sb->sources[i];
+		revents[i] = fds[N_BASE_FDS + i].revents;
+	}
+	for (int i = 0; i < n; i++)
+		if (revents[i])
+			ready[i].on_ready(sb, revents[i]);
+}
+
 static int poll_once(struct sandbox *sb, struct run_state *rs)
 {
-	struct pollfd fds[5] = {
+	struct pollfd fds[N_BASE_FDS + MAX_POLL_SOURCES] = {
 		{ .fd = sb->pid1_fd, .events = POLLIN },
 		{ .fd = sb->sigfd, .events = POLLIN },
 		{ .fd = rs->timerfd, .events = POLLIN },
 		{ .fd = sb->log_pipe[0], .events = POLLIN },
 		{ .fd = sb->status_pipe[0], .events = POLLIN },
 	};
+	int n = N_BASE_FDS + sb->n_sources;
 
-	if (poll(fds, 5, -1) < 0)
+	for (int i = 0; i < sb->n_sources; i++)
+		fds[N_BASE_FDS + i] = (struct pollfd){ .fd = sb->sources[i].fd,
+						       .events = sb->sources[i].events };
+	if (poll(fds, (nfds_t)n, -1) < 0)
 		return errno == EINTR ? 0 : -1;
+	poll_sources(sb, fds);
 	if (fds[3].revents)
 		drain_log(sb, rs);
 	if (fds[4].revents)
@@ -412,6 +477,8 @@ int stage_run(struct sandbox *sb)
 	rs->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (rs->timerfd < 0)
 		return sys_fail(sb, "run", "timerfd");
+	if (pty_start(sb) < 0)
+		return -1;
 	if (sb->plan->timeout > 0)
 		rs->timeout_at = now() + sb->plan->timeout;
 	arm_timer(rs);

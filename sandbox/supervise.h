@@ -19,6 +19,7 @@ struct run_state {
 	bool log_eof;
 	int code;		/* waitid si_code of pid 1 */
 	int status;		/* waitid si_status of pid 1 */
+	int command_signal;	/* init said: signal N ended COMMAND */
 	char log[4096];		/* set-up failure messages */
 	size_t log_len;
 };

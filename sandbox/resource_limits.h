@@ -1,0 +1,24 @@
+/* Resource limits: --rlimit, --pids, and cgroup v2 limits (--memory,
+ * --memory-swap, --cpu, and --pids as pids.max). */
+#ifndef HUTCH_RESOURCE_LIMITS_H
+#define HUTCH_RESOURCE_LIMITS_H
+
+struct sandbox;
+
+/* Supervisor, prepare: make the sandbox's cgroup when a limit needs one
+ * (sets sb->cgroup_fd for CLONE_INTO_CGROUP), or fail naming why none
+ * is usable. */
+int limits_prepare(struct sandbox *sb);
+/* Supervisor, right after clone: with the clone fallback, move pid 1
+ * into the cgroup before it is released. */
+int limits_attach(struct sandbox *sb);
+/* pid 1, in the sandbox's user namespace, before COMMAND is forked:
+ * RLIMIT_NPROC for --pids, counted per user namespace. */
+int limits_apply_nproc(struct sandbox *sb);
+/* COMMAND's process, before execve: the --rlimit settings. */
+int limits_apply(struct sandbox *sb);
+/* Supervisor, after the run: say which limit ended COMMAND, remove the
+ * cgroup. */
+void limits_finish(struct sandbox *sb);
+
+#endif

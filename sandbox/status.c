@@ -1,0 +1,162 @@
+/* --info-fd and --json-status-fd.  bwrap's objects exactly (child-pid and
+ * the ids of the namespaces created, then exit-code); in hutch mode also
+ * COMMAND's own pid (bwrap#553), a separate event once set-up is over
+ * and COMMAND executed (bwrap#634), and a richer final object. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+#include "status.h"
+
+static const struct { int flag; const char *name; } status_namespaces[] = {
+	{ CLONE_NEWCGROUP, "cgroup" }, { CLONE_NEWIPC, "ipc" }, { CLONE_NEWNS, "mnt" },
+	{ CLONE_NEWNET, "net" }, { CLONE_NEWPID, "pid" }, { CLONE_NEWUTS, "uts" },
+};
+
+static double monotonic_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void write_text(int fd, const char *text)
+{
+	size_t len = strlen(text);
+
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n <= 0)
+			return;
+		text += n;
+		len -= (size_t)n;
+	}
+}
+
+static int fd_is_open(int fd)
+{
+	return fd >= 0 && fcntl(fd, F_GETFD) >= 0;
+}
+
+int status_prepare(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+	int fds[2] = { plan->json_status_fd, plan->info_fd };
+
+	sb->started_at = monotonic_now();
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0 && !fd_is_open(fds[i])) {
+			snprintf(sb->err, sizeof(sb->err), "prepare: %s %d: Bad file descriptor",
+				 i == 0 ? "--json-status-fd" : "--info-fd", fds[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* "child-pid": N, "cgroup-namespace": N, ... with SEP between items. */
+static void format_ids(struct sandbox *sb, char *buf, size_t len, const char *sep)
+{
+	size_t off = (size_t)snprintf(buf, len, "%s\"child-pid\": %d", sep + 1, sb->pid1);
+
+	for (size_t i = 0; i < sizeof(status_namespaces) / sizeof(status_namespaces[0]); i++) {
+		char path[64];
+		struct stat st;
+
+		if (!(sb->plan->clone_flags & status_namespaces[i].flag))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", sb->pid1, status_namespaces[i].name);
+		if (stat(path, &st) == 0 && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ",%s\"%s-namespace\": %lu", sep,
+						status_namespaces[i].name, (unsigned long)st.st_ino);
+	}
+}
+
+void status_started(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+	char ids[1024], line[1100];
+
+	if (plan->info_fd >= 0) {
+		format_ids(sb, ids, sizeof(ids), "\n    ");
+		snprintf(line, sizeof(line), "{\n%s\n}\n", ids);
+		write_text(plan->info_fd, line);
+		close(plan->info_fd);
+		plan->info_fd = -1;
+	}
+	if (plan->json_status_fd >= 0) {
+		format_ids(sb, ids, sizeof(ids), " ");
+		snprintf(line, sizeof(line), "{ %s }\n", ids);
+		write_text(plan->json_status_fd, line);
+	}
+}
+
+/* COMMAND's host pid: pid 1's child, when pid 1 is hutch's init. */
+static int command_host_pid(struct sandbox *sb)
+{
+	char path[64], buf[64];
+	int fd, pid = sb->pid1;
+	ssize_t n;
+
+	if (!sb->has_init)
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", sb->pid1, sb->pid1);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	sscanf(buf, "%d", &pid);
+	return pid;
+}
+
+void status_executed(struct sandbox *sb)
+{
+	char line[256];
+
+	if (sb->plan->json_status_fd < 0 || sb->plan->mode != MODE_HUTCH)
+		return;
+	snprintf(line, sizeof(line),
+		 "{ \"setup-finished\": true, \"command-pid\": %d, \"setup-time\": %.6f }\n",
+		 command_host_pid(sb), monotonic_now() - sb->started_at);
+	write_text(sb->plan->json_status_fd, line);
+}
+
+void status_exited(struct sandbox *sb, int status)
+{
+	struct run_state *rs = &sb->run;
+	struct rusage ru;
+	char line[512];
+
+	if (sb->plan->json_status_fd < 0)
+		return;
+	if (sb->plan->mode == MODE_BWRAP) {
+		snprintf(line, sizeof(line), "{ \"exit-code\": %d }\n", status);
+	} else {
+		getrusage(RUSAGE_CHILDREN, &ru);
+		snprintf(line, sizeof(line),
+			 "{ \"exit-code\": %d, \"signal\": %d, \"timed-out\": %s, \"stuck\": %s, "
+			 "\"run-time\": %.6f, \"user-time\": %.6f, \"system-time\": %.6f, "
+			 "\"max-rss-kib\": %ld }\n",
+			 status, rs->command_signal ? rs->command_signal :
+			 rs->reaped && rs->code != CLD_EXITED ? rs->status : 0,
+			 rs->timed_out ? "true" : "false", rs->stuck ? "true" : "false",
+			 monotonic_now() - sb->started_at,
+			 (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
+			 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+			 ru.ru_maxrss);
+	}
+	write_text(sb->plan->json_status_fd, line);
+}
