@@ -14,6 +14,7 @@
 #include "resource_limits.h"
 #include "log.h"
 #include "pty.h"
+#include "report.h"
 #include "status.h"
 #include "plan.h"
 #include "sandbox.h"
@@ -33,6 +34,7 @@ static void init_sandbox(struct sandbox *sb, struct plan *plan)
 	sb->self_proc = -1;
 	sb->fault_supervisor_fd = -1;
 	sb->cgroup_fd = -1;
+	sb->report_sock[0] = sb->report_sock[1] = -1;
 	sb->run.timerfd = -1;
 }
 
@@ -80,6 +82,7 @@ static void finish(struct sandbox *sb)
 {
 	pty_finish(sb);
 	limits_finish(sb);
+	report_finish(sb);
 }
 
 static int parse_failure(struct plan *plan, const char *err)

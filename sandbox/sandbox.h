@@ -63,6 +63,8 @@ struct sandbox {
 	struct pty_state *pty;	/* the --pty relay, or NULL */
 	struct limits_state *limits;	/* cgroup limits, or NULL */
 	struct report_state *report;	/* seccomp reports, or NULL */
+	int report_sock[2];	/* listener fd, COMMAND -> supervisor */
+	bool fallback;		/* running under the Landlock fallback */
 	int fault_supervisor_fd;	/* hutch-fault only */
 };
 

@@ -20,10 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "landlock.h"
 #include "log.h"
 #include "resource_limits.h"
 #include "policy.h"
 #include "pty.h"
+#include "report.h"
 #include "status.h"
 #include "sandbox.h"
 #include "seal.h"
@@ -100,7 +102,7 @@ int stage_prepare(struct sandbox *sb)
 	sb->nested_userns = (plan->clone_flags & CLONE_NEWUSER) && plan_has_dev(plan) &&
 			    (plan->uid != 0 || plan->gid != 0);
 	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
-	    block_signals(sb) < 0 || status_prepare(sb) < 0)
+	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0)
 		return -1;
 	if (make_pipe(sb, sb->log_pipe, "log") < 0 ||
 	    make_pipe(sb, sb->release_pipe, "release") < 0)
@@ -172,6 +174,11 @@ int stage_clone(struct sandbox *sb)
 		plan->clone_flags &= ~CLONE_NEWCGROUP;
 		pid = clone_with_pidfd(plan->clone_flags, &sb->pid1_fd, sb->cgroup_fd);
 	}
+	if (pid < 0 && landlock_userns_refused(sb, errno)) {
+		/* Never unconfined: the fallback, or a clean failure. */
+		sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
+		return sb->fallback ? 0 : -1;
+	}
 	if (pid < 0)
 		return log_fail(sb->err, sizeof(sb->err), "clone",
 				"new namespaces", "(clone3)", errno);
@@ -184,6 +191,7 @@ int stage_clone(struct sandbox *sb)
 	sb->pid1 = pid;
 	if (limits_attach(sb) < 0)
 		return -1;
+	report_started(sb);
 	close_pipe_end(&sb->log_pipe[1]);
 	close_pipe_end(&sb->release_pipe[0]);
 	close_pipe_end(&sb->control_pipe[0]);
@@ -211,6 +219,8 @@ static int write_proc_file(struct sandbox *sb, const char *name, const char *tex
 
 int stage_idmap(struct sandbox *sb)
 {
+	if (sb->fallback)
+		return 0;
 	struct plan *plan = sb->plan;
 	char map[64];
 	unsigned inside_uid = sb->nested_userns ? 0 : plan->uid;
@@ -474,6 +484,8 @@ int stage_run(struct sandbox *sb)
 {
 	struct run_state *rs = &sb->run;
 
+	if (sb->fallback)
+		return landlock_run(sb);
 	rs->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (rs->timerfd < 0)
 		return sys_fail(sb, "run", "timerfd");
