@@ -8,6 +8,10 @@
  *
  *   hutch-init --command-pidfd N --command-pid N --go-fd N --control-fd N
  *              --proc-fd N [--status-fd N] [--log-fd N]
+ *              [--hold-first N --hold-count N]
+ *
+ * --hold-first/--hold-count name a range of fds pid 1 keeps open, unused,
+ * until it exits: bwrap's --lock-file locks and --sync-fd.
  *
  * Exit: COMMAND's exit code, or 128+N when signal N ended it; 137 when
  * torn down before COMMAND started; 125 when init itself failed (one
@@ -35,9 +39,11 @@
 #define WAIT_MAX 64		/* pidfds held per kill round */
 #define ROUNDS_MAX 100		/* kill rounds before FUSE servers go too */
 #define UNSET INT_MIN
+#define HOLD_MAX 64		/* fds held for --lock-file and --sync-fd */
 
 static struct {
 	int cmd_pidfd, cmd_pid, go_fd, control_fd, proc_fd, status_fd, log_fd;
+	int hold_first, hold_count;
 	int sigfd;
 	int started;		/* the go byte was sent */
 	int cmd_code;		/* si_code of COMMAND's end; 0 while it lives */
@@ -58,6 +64,8 @@ static const struct option {
 	{ "--proc-fd", &g.proc_fd, -1, 1 },
 	{ "--status-fd", &g.status_fd, -1, 0 },
 	{ "--log-fd", &g.log_fd, -1, 0 },
+	{ "--hold-first", &g.hold_first, -1, 0 },
+	{ "--hold-count", &g.hold_count, -1, 0 },
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
@@ -165,7 +173,8 @@ static int check_fds(void)
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		int fd = *options[i].dst;
 
-		if (options[i].dst != &g.cmd_pid && fd >= 0 && fcntl(fd, F_GETFD) < 0) {
+		if (options[i].dst != &g.cmd_pid && options[i].dst != &g.hold_count &&
+		    fd >= 0 && fcntl(fd, F_GETFD) < 0) {
 			fail(options[i].name);
 			return -1;
 		}
@@ -182,12 +191,15 @@ static int compare_int(const void *a, const void *b)
  * fd), so pid 1 holds nothing COMMAND could reach through it. */
 static void close_other_fds(void)
 {
-	int keep[N_OPTIONS + 1], n = 0;
+	int keep[N_OPTIONS + 1 + HOLD_MAX], n = 0;
 	unsigned next = 0;
 
 	for (size_t i = 0; i < N_OPTIONS; i++)
-		if (options[i].dst != &g.cmd_pid && *options[i].dst >= 0)
+		if (options[i].dst != &g.cmd_pid && options[i].dst != &g.hold_count &&
+		    *options[i].dst >= 0)
 			keep[n++] = *options[i].dst;
+	for (int i = 1; g.hold_first >= 0 && i < g.hold_count && i < HOLD_MAX; i++)
+		keep[n++] = g.hold_first + i;
 	if (g.log_fd < 0)
 		keep[n++] = 2;
 	qsort(keep, (size_t)n, sizeof keep[0], compare_int);

@@ -3,6 +3,7 @@
  * line on the close-on-exec log pipe. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "resource_limits.h"
+#include "landlock_scope.h"
 #include "log.h"
 #include "policy.h"
 #include "pty.h"
@@ -68,7 +70,7 @@ int stage_deathsig(struct sandbox *sb)
 	if (read(sb->release_pipe[0], &c, 1) != 1)
 		_exit(failure_status(sb->plan));
 	close_fd(&sb->release_pipe[0]);
-	return 0;
+	return protocol_userns_block(sb);
 }
 
 int stage_mounts(struct sandbox *sb)
@@ -82,6 +84,8 @@ int stage_mounts(struct sandbox *sb)
 		if (sb->self_proc < 0)
 			return fail_errno(sb, "mounts", "open", "/proc/self");
 	}
+	if (protocol_open_userns_limit(sb) < 0)
+		return -1;
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
 	return mounts_build(&sb->ms);
 }
@@ -98,14 +102,16 @@ static int write_self_file(struct sandbox *sb, const char *name, const char *tex
 	return n < 0 ? fail_errno(sb, "seal", "write", name) : 0;
 }
 
-/* devpts needs uid 0 mapped while it is mounted; the ids asked for come
- * from a second user namespace, entered once the tree is built. */
+/* The second user namespace: devpts needs uid 0 mapped while it is
+ * mounted, so the ids asked for come from here; in hutch mode it also
+ * brings a mount namespace, to lock the finished tree (see prepare). */
 static int enter_nested_userns(struct sandbox *sb)
 {
+	int flags = CLONE_NEWUSER | (sb->plan->mode == MODE_HUTCH ? CLONE_NEWNS : 0);
 	char map[64];
 
-	if (unshare(CLONE_NEWUSER) < 0)
-		return fail_errno(sb, "seal", "new user namespace", "for --uid/--gid");
+	if (unshare(flags) < 0)
+		return fail_errno(sb, "seal", "new user namespace", "to lock the mounts");
 	if (write_self_file(sb, "setgroups", "deny") < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u 0 1\n", (unsigned)sb->plan->uid);
@@ -156,9 +162,11 @@ int stage_seal(struct sandbox *sb)
 {
 	pid_t pid;
 
+	if (protocol_take_locks(sb) < 0 || protocol_disable_userns(sb) < 0)
+		return -1;
 	if (sb->nested_userns && enter_nested_userns(sb) < 0)
 		return -1;
-	if (limits_apply_nproc(sb) < 0)
+	if (protocol_enter_userns2(sb) < 0 || limits_apply_nproc(sb) < 0)
 		return -1;
 	if (!sb->has_init)
 		return stages_run(sb, WHO_COMMAND, "seal", NULL);
@@ -219,7 +227,11 @@ int stage_policy(struct sandbox *sb)
 		return fail_errno(sb, "policy", "restore", "signal mask");
 	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
 		return -1;
-	return policy_apply(plan, sb->policy, sb->err, sizeof(sb->err));
+	if (policy_apply(plan, sb->policy, sb->err, sizeof(sb->err)) < 0)
+		return -1;
+	if (landlock_scope_apply(sb) < 0)
+		return -1;
+	return protocol_before_exec(sb);
 }
 
 static void wait_for_go(struct sandbox *sb)
@@ -232,6 +244,13 @@ static void wait_for_go(struct sandbox *sb)
 	if (read(sb->go_pipe[0], &c, 1) != 1 || c != 'g')
 		_exit(failure_status(sb->plan));
 	close_fd(&sb->go_pipe[0]);
+}
+
+/* Without init, COMMAND itself holds the lock files and the sync fd. */
+static void keep_held_fds(struct sandbox *sb)
+{
+	for (int i = 0; i < sb->hold_count; i++)
+		fcntl(HOLD_BASE + i, F_SETFD, 0);
 }
 
 static int exec_failure(struct sandbox *sb, const char *file)
@@ -252,8 +271,15 @@ int stage_exec(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 	char *file = plan->argv[0];
+	char cwd[PATH_MAX];
 
 	wait_for_go(sb);
+	if (protocol_block(sb) < 0)
+		return -1;
+	if (!sb->has_init)
+		keep_held_fds(sb);
+	if (getcwd(cwd, sizeof(cwd)))
+		plan_setenv(plan, "PWD", cwd);	/* as bwrap does */
 	if (plan->argv0)
 		plan->argv[0] = plan->argv0;
 	environ = plan->env ? plan->env : (char *[]){ NULL };

@@ -374,6 +374,47 @@ static error_t on_option(int key, char *arg, struct argp_state *state)
 	return record_option(ctx, s, arg, state);
 }
 
+static const struct opt_spec *spec_by_name(const struct plan *plan, const char *arg)
+{
+	size_t len = strcspn(arg + 2, "=");
+
+	for (size_t i = 0; i < N_SPECS; i++)
+		if (strncmp(specs[i].name, arg + 2, len) == 0 && specs[i].name[len] == '\0')
+			return spec_in_mode(&specs[i], plan) ? &specs[i] : NULL;
+	return NULL;
+}
+
+/* Check the options before argp reads them, so that an unknown option
+ * or a missing argument gets bwrap's own words, and no abbreviation of
+ * a long option is taken for another. */
+static int check_words(const struct plan *plan, int argc, char **argv,
+		       char *err, size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		const struct opt_spec *s;
+
+		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
+			return 0;
+		s = strncmp(argv[i], "--", 2) == 0 ? spec_by_name(plan, argv[i]) : NULL;
+		if (!s) {
+			snprintf(err, errlen, "Unknown option %s", argv[i]);
+			return -1;
+		}
+		if (strchr(argv[i], '=') && !(s->flags & OPTARG) && s->nargs != 1) {
+			snprintf(err, errlen, "Unknown option %s", argv[i]);
+			return -1;
+		}
+		if (strchr(argv[i], '=') || (s->flags & OPTARG))
+			continue;
+		if (i + s->nargs >= argc) {
+			snprintf(err, errlen, "--%s takes %s", s->name, count_word(s->nargs));
+			return -1;
+		}
+		i += s->nargs;
+	}
+	return 0;
+}
+
 int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	       bool in_profile, struct record_list *out, char *err, size_t errlen)
 {
@@ -384,9 +425,11 @@ int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	unsigned flags = ARGP_IN_ORDER | ARGP_NO_HELP | ARGP_NO_EXIT;
 	error_t r;
 
-	/* Profiles report their own errors with file and line. */
-	if (in_profile)
-		flags |= ARGP_NO_ERRS;
+	if (!in_profile && check_words(plan, argc, argv, err, errlen) < 0)
+		return -1;
+	/* Errors are reported here, in bwrap's words, or by profiles with
+	 * file and line. */
+	flags |= ARGP_NO_ERRS;
 	if (out->args_depth == 0)
 		err[0] = '\0';
 	r = argp_parse(&argp, argc, argv, flags, NULL, &ctx);
@@ -476,7 +519,8 @@ static int apply_id(struct apply_ctx *a, unsigned *id)
 	long long v = parse_uint(a->rec->args[0], 0xfffffffeLL);
 
 	if (v < 0)
-		return fail(a, "Invalid uid or gid: %s", a->rec->args[0]);
+		return fail(a, "Invalid %s: %s", a->rec->key == OPT_UID ? "uid" : "gid",
+			    a->rec->args[0]);
 	*id = (unsigned)v;
 	return 0;
 }
@@ -489,7 +533,8 @@ static int apply_octal(struct apply_ctx *a, const char *s, mode_t *mode)
 	errno = 0;
 	v = strtoul(s, &end, 8);
 	if (!*s || *end || errno || v > 07777)
-		return fail(a, "--perms takes an octal argument, not %s", s);
+		return fail(a, "--%s takes an octal argument <= 07777",
+			    spec_by_key(a->rec->key)->name);
 	*mode = (mode_t)v;
 	return 0;
 }
@@ -499,7 +544,7 @@ static int apply_size(struct apply_ctx *a)
 	long long v = parse_uint(a->rec->args[0], 1LL << 62);
 
 	if (v <= 0)
-		return fail(a, "Invalid size %s", a->rec->args[0]);
+		return fail(a, "--size takes a non-zero number of bytes");
 	a->plan->next_size = (unsigned long long)v;
 	return 0;
 }
@@ -523,8 +568,7 @@ static int apply_cap(struct apply_ctx *a, bool add)
 	unsigned long long bits;
 
 	if (cap == -1)
-		return fail(a, "--cap-add/--cap-drop: unknown capability %s",
-			    a->rec->args[0]);
+		return fail(a, "unknown cap: %s", a->rec->args[0]);
 	bits = cap == -2 ? ~0ULL : 1ULL << cap;
 	if (add) {
 		a->plan->caps_add |= bits;

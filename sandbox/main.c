@@ -34,6 +34,7 @@ static void init_sandbox(struct sandbox *sb, struct plan *plan)
 	sb->self_proc = -1;
 	sb->fault_supervisor_fd = -1;
 	sb->cgroup_fd = -1;
+	sb->userns_limit_fd = -1;
 	sb->report_sock[0] = sb->report_sock[1] = -1;
 	sb->run.timerfd = -1;
 }
@@ -83,6 +84,7 @@ static void finish(struct sandbox *sb)
 	pty_finish(sb);
 	limits_finish(sb);
 	report_finish(sb);
+	protocol_release(sb);
 }
 
 static int parse_failure(struct plan *plan, const char *err)

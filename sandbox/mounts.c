@@ -36,7 +36,7 @@ static const char *const dev_nodes[N_DEV_NODES] = {
 
 static int mount_error(struct mount_state *ms, const char *what, const char *obj)
 {
-	return log_fail(ms->err, ms->errlen, "mount", what, obj, errno);
+	return log_fail(ms->err, ms->errlen, "mounts", what, obj, errno);
 }
 
 static int set_attrs(int fd, unsigned long long set, bool recursive)
@@ -99,7 +99,7 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 	if (fd < 0) {
 		if (errno == ENOENT && (op->flags & FS_TRY))
 			return 0;
-		return log_fail(ms->err, ms->errlen, "mount",
+		return log_fail(ms->err, ms->errlen, "mounts",
 				ms->bwrap ? "Can't find source path" : "bind source",
 				op->src, errno);
 	}
@@ -133,7 +133,14 @@ static int mirror_source(struct mount_state *ms, struct fs_op *op, size_t i)
  * mount namespace (the kernel's "too revealing" check), so now. */
 static int prepare_proc(struct mount_state *ms, size_t i)
 {
-	int fd = make_fs("proc", NULL, 0);
+	int fd;
+
+	/* Without a pid namespace of its own, a new procfs is refused to an
+	 * unprivileged caller: like bwrap, bind the host's. */
+	if (!(ms->plan->clone_flags & CLONE_NEWPID))
+		fd = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	else
+		fd = make_fs("proc", NULL, 0);
 
 	if (fd < 0)
 		return mount_error(ms, "new procfs for", ms->plan->ops[i].dest);
@@ -697,7 +704,7 @@ static int do_file(struct mount_state *ms, struct fs_op *op)
 	r = write_file_at(pfd, leaf, op->has_perms ? op->perms : 0666, op->fd);
 	close(pfd);
 	close(op->fd);
-	return r < 0 ? log_fail(ms->err, ms->errlen, "mount", "Can't write data to file",
+	return r < 0 ? log_fail(ms->err, ms->errlen, "mounts", "Can't write data to file",
 				op->dest, errno) : 0;
 }
 
@@ -805,7 +812,7 @@ static int enter_cwd(struct mount_state *ms, const char *old_cwd)
 
 	if (dir) {
 		if (chdir(dir) < 0)
-			return log_fail(ms->err, ms->errlen, "mount",
+			return log_fail(ms->err, ms->errlen, "mounts",
 					ms->bwrap ? "Can't chdir to" : "chdir", dir, errno);
 		return 0;
 	}

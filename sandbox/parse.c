@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "plan.h"
+#include "policy.h"
 #include "profile.h"
 #include "util.h"
 
@@ -202,6 +203,10 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = resolve_cwd_binds(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
 		plan->seccomp_policy = xstrdup("default");
+	/* bwrap keeps a root sandbox's capabilities unless told otherwise;
+	 * hutch mode never does. */
+	if (r == 0 && plan->mode == MODE_BWRAP && plan->uid == 0 && plan->caller_uid == 0)
+		plan->caps_add |= ~0ULL;
 	records_free(&cl);
 	return r;
 }

@@ -10,6 +10,7 @@
 
 #include "mounts.h"
 #include "plan.h"
+#include "protocol.h"
 #include "supervise.h"
 
 struct policy_ready;
@@ -65,6 +66,10 @@ struct sandbox {
 	struct report_state *report;	/* seccomp reports, or NULL */
 	int report_sock[2];	/* listener fd, COMMAND -> supervisor */
 	bool fallback;		/* running under the Landlock fallback */
+	struct extra_filter *filters;	/* --seccomp, --add-seccomp-fd */
+	int n_filters;
+	int userns_limit_fd;	/* --disable-userns: user.max_user_namespaces */
+	int hold_count;		/* fds pid 1 holds from HOLD_BASE on */
 	int fault_supervisor_fd;	/* hutch-fault only */
 };
 

@@ -93,23 +93,28 @@ static int keep_across_exec(int fd)
 
 int seal_exec_init(struct sandbox *sb)
 {
-	char fds[6][16];
+	char fds[8][16];
 	char *const argv[] = {
 		"hutch-init",
 		"--command-pidfd", fds[0], "--command-pid", fds[1],
 		"--go-fd", fds[2], "--control-fd", fds[3],
 		"--proc-fd", fds[4], "--status-fd", fds[5],
+		"--hold-first", fds[6], "--hold-count", fds[7],
 		NULL,
 	};
 	char *const envp[] = { NULL };
-	int vals[6] = { sb->command_fd, sb->command_pid, sb->go_pipe[1],
-			sb->control_pipe[0], sb->ms.private_proc, sb->status_pipe[1] };
+	int vals[8] = { sb->command_fd, sb->command_pid, sb->go_pipe[1],
+			sb->control_pipe[0], sb->ms.private_proc, sb->status_pipe[1],
+			sb->hold_count ? HOLD_BASE : -1, sb->hold_count };
 
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 8; i++) {
 		snprintf(fds[i], sizeof(fds[i]), "%d", vals[i]);
-		if (i != 1 && keep_across_exec(vals[i]) < 0)
+		if (i != 1 && i != 7 && keep_across_exec(vals[i]) < 0)
 			return log_fail(sb->err, sizeof(sb->err), "seal", "keep fd", fds[i], errno);
 	}
+	for (int i = 1; i < sb->hold_count; i++)
+		if (keep_across_exec(HOLD_BASE + i) < 0)
+			return log_fail(sb->err, sizeof(sb->err), "seal", "keep fd", "held", errno);
 	syscall(SYS_execveat, sb->init_image, "", argv, envp, AT_EMPTY_PATH);
 	return log_fail(sb->err, sizeof(sb->err), "seal", "execveat", "hutch-init", errno);
 }

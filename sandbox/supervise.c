@@ -99,8 +99,14 @@ int stage_prepare(struct sandbox *sb)
 	struct plan *plan = sb->plan;
 
 	sb->has_init = (plan->clone_flags & CLONE_NEWPID) && !plan->as_pid_1;
-	sb->nested_userns = (plan->clone_flags & CLONE_NEWUSER) && plan_has_dev(plan) &&
-			    (plan->uid != 0 || plan->gid != 0);
+	/* hutch mode always ends in a second user namespace, with a mount
+	 * namespace of its own: copied into a less privileged namespace,
+	 * every mount and its flags are locked, so even a COMMAND given
+	 * CAP_SYS_ADMIN cannot make a read-only bind writable or unmount it
+	 * to reveal what lies under it. */
+	sb->nested_userns = (plan->clone_flags & CLONE_NEWUSER) &&
+			    (plan->mode == MODE_HUTCH || plan->disable_userns ||
+			     (plan_has_dev(plan) && (plan->uid != 0 || plan->gid != 0)));
 	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
 	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0)
 		return -1;
@@ -115,6 +121,8 @@ int stage_prepare(struct sandbox *sb)
 	if (sb->has_init && fcntl(sb->status_pipe[0], F_SETFL, O_NONBLOCK) < 0)
 		return sys_fail(sb, "prepare", "status pipe");
 	if (sb->has_init && seal_make_image(sb) < 0)
+		return -1;
+	if (protocol_prepare(sb) < 0)
 		return -1;
 	return policy_prepare(plan, &sb->policy, sb->err, sizeof(sb->err));
 }
@@ -161,9 +169,12 @@ static void close_pipe_end(int *fd)
 int stage_clone(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
-	int flags = plan->clone_flags;
+	int flags;
 	pid_t pid;
 
+	if (protocol_enter_namespaces(sb) < 0)
+		return -1;
+	flags = plan->clone_flags;
 	pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
 	if (pid < 0 && userns_refused(errno) && plan->userns_try && plan->caller_uid == 0) {
 		plan->clone_flags &= ~CLONE_NEWUSER;
@@ -226,7 +237,8 @@ int stage_idmap(struct sandbox *sb)
 	unsigned inside_uid = sb->nested_userns ? 0 : plan->uid;
 	unsigned inside_gid = sb->nested_userns ? 0 : plan->gid;
 
-	if (plan->clone_flags & CLONE_NEWUSER) {
+	/* With --userns-block-fd the caller writes the maps. */
+	if ((plan->clone_flags & CLONE_NEWUSER) && plan->userns_block_fd < 0) {
 		/* setgroups stays denied: dropping supplementary groups
 		 * could grant access that a negative group ACL denies. */
 		if (write_proc_file(sb, "setgroups", "deny") < 0)

@@ -65,8 +65,10 @@ mountinfo_hash() {
 	sed 's/^[0-9]* [0-9]* //' /proc/self/mountinfo | sort | md5sum
 }
 
-# Processes whose environment or command line holds TAG.
+# Processes whose environment or command line holds TAG (the bracket
+# keeps grep's own command line from matching).
 processes_tagged() {
-	grep -l -a -- "$1" /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null |
+	local pattern="[${1:0:1}]${1:1}"
+	grep -l -a -- "$pattern" /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null |
 		sed 's#/proc/\([0-9]*\)/.*#\1#' | sort -u | grep -v "^$$\$" || true
 }

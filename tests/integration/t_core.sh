@@ -56,7 +56,7 @@ check_exit_statuses() {
 	assert_eq 126 "$rc" "cannot execute"
 	rc=0; $AS "$H" --profile none --ro-bind /no/such/dir /x true 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "bad bind source"
-	assert_match "^hutch: mount: bind source /no/such/dir: No such file or directory$" "$(cat "$T/err")" "bad source message"
+	assert_match "^hutch: mounts: bind source /no/such/dir: No such file or directory$" "$(cat "$T/err")" "bad source message"
 }
 test_exit_statuses() { for_each_caller check_exit_statuses; }
 

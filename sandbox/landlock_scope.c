@@ -1,0 +1,62 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "landlock_scope.h"
+#include "log.h"
+#include "sandbox.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_restrict_self 446
+#endif
+
+#define LANDLOCK_VERSION_QUERY (1U << 0)
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define SCOPE_SIGNAL (1ULL << 1)
+#define SCOPE_MIN_ABI 6
+
+/* The ruleset attribute as of ABI 6 (Debian 12's headers predate it). */
+struct ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+int landlock_abi_version(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_QUERY);
+
+	return v < 0 ? 0 : (int)v;
+}
+
+static bool network_shared(const struct plan *plan)
+{
+	return plan->mode == MODE_HUTCH && !(plan->clone_flags & CLONE_NEWNET);
+}
+
+int landlock_scope_apply(struct sandbox *sb)
+{
+	struct ruleset_attr attr = {
+		.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL,
+	};
+	int fd;
+
+	if (!network_shared(sb->plan) || landlock_abi_version() < SCOPE_MIN_ABI)
+		return 0;
+	/* Abstract sockets live in the network namespace: sharing it would
+	 * otherwise hand the sandbox the host's X11 and D-Bus sockets. */
+	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		return log_fail(sb->err, sizeof(sb->err), "policy", "landlock", "scope", errno);
+	if (syscall(SYS_landlock_restrict_self, fd, 0) < 0) {
+		close(fd);
+		return log_fail(sb->err, sizeof(sb->err), "policy", "landlock", "restrict", errno);
+	}
+	close(fd);
+	return 0;
+}

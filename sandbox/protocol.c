@@ -1,0 +1,292 @@
+/* bwrap's helper protocol beyond the status fds: --userns, --userns2,
+ * --pidns, --userns-block-fd, --block-fd, --sync-fd, --lock-file,
+ * --seccomp and --add-seccomp-fd, the SELinux labels, --disable-userns
+ * and --assert-userns-disabled. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "protocol.h"
+#include "sandbox.h"
+#include "util.h"
+
+#define MAX_FILTER_BYTES (BPF_MAXINSNS * sizeof(struct sock_filter))
+
+static int fail_errno(struct sandbox *sb, const char *stage, const char *what, const char *obj)
+{
+	return log_fail(sb->err, sizeof(sb->err), stage, what, obj, errno);
+}
+
+static int fail_msg(struct sandbox *sb, const char *msg)
+{
+	snprintf(sb->err, sizeof(sb->err), "%s", msg);
+	return -1;
+}
+
+static bool selinux_enabled(void)
+{
+	return access("/sys/fs/selinux/enforce", F_OK) == 0;
+}
+
+/* One seccomp program from FD: classic BPF, as bwrap takes it. */
+static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
+{
+	size_t cap = MAX_FILTER_BYTES + 1, len = 0;
+	char *buf = xreallocarray(NULL, cap, 1);
+	ssize_t n;
+
+	while ((n = read(fd, buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (n < 0 || len == 0 || len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
+		free(buf);
+		return fail_msg(sb, n < 0 ? "prepare: --seccomp: Can't read seccomp data" :
+				"prepare: --seccomp: Invalid seccomp data, must be multiple of 8");
+	}
+	f->insns = buf;
+	f->len = (unsigned short)(len / sizeof(struct sock_filter));
+	return 0;
+}
+
+static int read_filters(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if (plan->n_seccomp_fds == 0)
+		return 0;
+	sb->filters = xreallocarray(NULL, plan->n_seccomp_fds, sizeof(*sb->filters));
+	for (size_t i = 0; i < plan->n_seccomp_fds; i++) {
+		if (read_filter(sb, plan->seccomp_fds[i], &sb->filters[i]) < 0)
+			return -1;
+		sb->n_filters++;
+	}
+	return 0;
+}
+
+static int check_userns_options(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if (plan->userns_fd >= 0 && (plan->clone_flags & CLONE_NEWUSER) &&
+	    plan->mode == MODE_BWRAP && plan->caller_uid == 0 && !plan->userns_try)
+		return fail_msg(sb, "prepare: --userns not compatible --unshare-user");
+	if (plan->userns2_fd >= 0 && plan->userns_fd < 0)
+		return fail_msg(sb, "prepare: --userns2 requires --userns");
+	if ((plan->disable_userns || plan->assert_userns_disabled) &&
+	    plan->disable_userns && !(plan->clone_flags & CLONE_NEWUSER))
+		return fail_msg(sb, "prepare: --disable-userns requires --unshare-user");
+	return 0;
+}
+
+int protocol_prepare(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if ((plan->exec_label || plan->file_label) && !selinux_enabled())
+		return fail_msg(sb, "prepare: labeling not supported on this system (SELinux is not enabled)");
+	if (check_userns_options(sb) < 0)
+		return -1;
+	return read_filters(sb);
+}
+
+/* --userns and --pidns: the sandbox is born in the caller's namespaces. */
+int protocol_enter_namespaces(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if (plan->userns_fd >= 0) {
+		if (setns(plan->userns_fd, CLONE_NEWUSER) < 0)
+			return fail_errno(sb, "clone", "Setting userns", "failed");
+		plan->clone_flags &= ~CLONE_NEWUSER;
+	}
+	if (plan->pidns_fd >= 0 && setns(plan->pidns_fd, CLONE_NEWPID) < 0)
+		return fail_errno(sb, "clone", "Setting pidns", "failed");
+	return 0;
+}
+
+static int block_on(struct sandbox *sb, int fd, const char *what)
+{
+	char c;
+
+	if (fd < 0)
+		return 0;
+	if (read(fd, &c, 1) < 0)
+		return fail_errno(sb, "deathsig", what, "read");
+	close(fd);
+	return 0;
+}
+
+int protocol_userns_block(struct sandbox *sb)
+{
+	int fd = sb->plan->userns_block_fd;
+
+	sb->plan->userns_block_fd = -1;
+	return block_on(sb, fd, "--userns-block-fd");
+}
+
+/* Open before the host's /proc goes: the user.* sysctls are those of
+ * the opener's user namespace. */
+int protocol_open_userns_limit(struct sandbox *sb)
+{
+	if (!sb->plan->disable_userns)
+		return 0;
+	sb->userns_limit_fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+	if (sb->userns_limit_fd < 0)
+		return fail_errno(sb, "mounts", "open", "/proc/sys/user/max_user_namespaces");
+	return 0;
+}
+
+/* --disable-userns: the sandbox's user namespace may hold one child, the
+ * one hutch enters next; nothing under it can create another.  Counts
+ * are per user namespace, so seccomp (which cannot see clone3's flags)
+ * is not what enforces it. */
+int protocol_disable_userns(struct sandbox *sb)
+{
+	if (sb->userns_limit_fd < 0)
+		return 0;
+	if (write(sb->userns_limit_fd, "1", 1) != 1)
+		return fail_errno(sb, "seal", "write", "/proc/sys/user/max_user_namespaces");
+	close(sb->userns_limit_fd);
+	sb->userns_limit_fd = -1;
+	return 0;
+}
+
+int protocol_enter_userns2(struct sandbox *sb)
+{
+	if (sb->plan->userns2_fd < 0)
+		return 0;
+	if (setns(sb->plan->userns2_fd, CLONE_NEWUSER) < 0)
+		return fail_errno(sb, "seal", "Setting userns2", "failed");
+	close(sb->plan->userns2_fd);
+	return 0;
+}
+
+/* Lock files and the sync fd stay open in pid 1 for the sandbox's life;
+ * they are gathered in a contiguous range that init keeps. */
+static int take_lock(struct sandbox *sb, const char *path)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char msg[512];
+
+	if (fd < 0) {
+		snprintf(msg, sizeof(msg), "seal: Unable to open lock file %s: %s", path, strerror(errno));
+		return fail_msg(sb, msg);
+	}
+	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
+		snprintf(msg, sizeof(msg), "seal: Unable to lock file %s: %s", path, strerror(errno));
+		close(fd);
+		return fail_msg(sb, msg);
+	}
+	return fd;
+}
+
+static int hold_fd(struct sandbox *sb, int fd)
+{
+	int target = HOLD_BASE + sb->hold_count;
+
+	if (sb->hold_count == HOLD_MAX || dup3(fd, target, O_CLOEXEC) < 0)
+		return fail_errno(sb, "seal", "hold", "lock or sync fd");
+	sb->hold_count++;
+	return 0;
+}
+
+int protocol_take_locks(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if (plan->sync_fd >= 0 && hold_fd(sb, plan->sync_fd) < 0)
+		return -1;
+	for (size_t i = 0; i < plan->n_lock_files; i++) {
+		int fd = take_lock(sb, plan->lock_files[i]);
+		int r;
+
+		if (fd < 0)
+			return -1;
+		r = hold_fd(sb, fd);
+		close(fd);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_filter(struct sandbox *sb, const struct extra_filter *f)
+{
+	struct sock_fprog prog = { .len = f->len, .filter = (struct sock_filter *)f->insns };
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return fail_errno(sb, "policy", "seccomp", "--seccomp filter");
+	return 0;
+}
+
+static int set_exec_label(struct sandbox *sb)
+{
+	const char *label = sb->plan->exec_label;
+	int fd;
+	ssize_t n;
+
+	if (!label)
+		return 0;
+	fd = open("/proc/thread-self/attr/exec", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail_errno(sb, "policy", "exec label", label);
+	n = write(fd, label, strlen(label));
+	close(fd);
+	return n < 0 ? fail_errno(sb, "policy", "exec label", label) : 0;
+}
+
+/* A forked child tries: the assertion must not change this process. */
+static int assert_userns_disabled(struct sandbox *sb)
+{
+	pid_t pid;
+	int status;
+
+	if (!sb->plan->assert_userns_disabled)
+		return 0;
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return fail_errno(sb, "policy", "check", "user namespaces disabled");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return fail_msg(sb, "policy: creation of new user namespaces was not disabled as requested");
+	return 0;
+}
+
+int protocol_before_exec(struct sandbox *sb)
+{
+	if (assert_userns_disabled(sb) < 0 || set_exec_label(sb) < 0)
+		return -1;
+	for (int i = 0; i < sb->n_filters; i++)
+		if (load_filter(sb, &sb->filters[i]) < 0)
+			return -1;
+	return 0;
+}
+
+int protocol_block(struct sandbox *sb)
+{
+	int fd = sb->plan->block_fd;
+
+	sb->plan->block_fd = -1;
+	return block_on(sb, fd, "--block-fd");
+}
+
+void protocol_release(struct sandbox *sb)
+{
+	for (int i = 0; i < sb->n_filters; i++)
+		free(sb->filters[i].insns);
+	free(sb->filters);
+	sb->filters = NULL;
+	sb->n_filters = 0;
+}

@@ -1,0 +1,144 @@
+# COMMAND's process: environment, directory, argv[0], signals, orphans,
+# parent death and sessions, as root and as the unprivileged uid.
+
+BASE="--profile none --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib
+ --symlink usr/lib64 /lib64 --symlink usr/sbin /sbin --proc /proc --dev /dev"
+
+# box ARGS...: hutch as $AS with the base tree, then ARGS.
+box() { $AS "$H" $BASE "$@"; }
+
+# shared_dir: $T/s, owned by the caller, for fifos and files both sides use.
+shared_dir() {
+	mkdir -p "$T/s"
+	[ "$AS" = as_user ] && chown $NOBODY:$NOBODY "$T/s"
+	rm -f "$T/s"/*
+}
+
+# The environment COMMAND sees, but PWD, which hutch (like bwrap) always
+# sets to the working directory.
+env_without_pwd() {
+	"$@" | grep -v '^PWD=' || true
+}
+
+check_env() {
+	assert_eq "B=2" "$(env_without_pwd $AS env FOO=bar "$H" $BASE --setenv A 1 --clearenv --setenv B 2 env)" \
+		"--clearenv drops what came before it, keeps what follows"
+	assert_eq "A=2
+FOO=bar" "$(env_without_pwd $AS env -i FOO=bar "$H" $BASE --setenv A 1 --setenv A 2 env | sort)" \
+		"--setenv replaces, the caller's environment passes"
+	assert_eq "B=1" "$(env_without_pwd $AS env -i FOO=bar "$H" $BASE --setenv B 1 --unsetenv FOO env)" \
+		"--unsetenv removes a caller's variable"
+	assert_eq "" "$(env_without_pwd $AS env -i FOO=bar "$H" $BASE --setenv B 1 --unsetenv B --unsetenv FOO env)" \
+		"--unsetenv removes an earlier --setenv"
+	assert_eq "PWD=/usr" "$($AS "$H" $BASE --clearenv --chdir /usr env)" "PWD is the working directory"
+}
+test_env_options() { for_each_caller check_env; }
+
+check_chdir_argv0() {
+	assert_eq "/usr/share" "$(box --chdir /usr/share pwd)" "--chdir"
+	assert_eq "foo" "$(box --argv0 foo sh -c 'echo $0')" "--argv0"
+	local rc=0
+	box --chdir /no/such/dir true 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "--chdir to a missing directory"
+	assert_match "^hutch: [a-z]+: chdir /no/such/dir: No such file or directory$" "$(cat "$T/err")" "message"
+}
+test_chdir_and_argv0() { for_each_caller check_chdir_argv0; }
+
+# start_bg ARGS...: box ARGS in the background; BG is the job, and
+# $T/s/pid will hold the pid that runs hutch.
+start_bg() {
+	$AS sh -c 'echo $$ >"$0"; exec "$@"' "$T/s/pid" "$H" $BASE "$@" &
+	BG=$!
+}
+
+# The fifo's reader returns once COMMAND has written its line: COMMAND
+# is running and its trap is set.
+check_sigterm() {
+	local rc=0
+	shared_dir
+	mkfifo -m 0666 "$T/s/ready"
+	# Without the signal, COMMAND gives up after 30 s with status 9.
+	start_bg --bind "$T/s" /s sh -c 'trap "exit 3" TERM; echo up >/s/ready; sleep 30 & wait; exit 9'
+	assert_eq "up" "$(timeout 20 cat "$T/s/ready")" "COMMAND started"
+	kill -TERM "$(cat "$T/s/pid")"
+	wait "$BG" || rc=$?
+	assert_eq 3 "$rc" "SIGTERM to hutch reaches COMMAND, whose status hutch returns"
+}
+test_sigterm_reaches_command() { for_each_caller check_sigterm; }
+
+# 200 orphans that exit at once: each is a child of a subshell that
+# exits, so it falls to pid 1.  COMMAND then watches /proc (a glob of its
+# shell: no process of its own) until only init and itself are left,
+# zombies included; bounded, so that a leak fails and a slow reaper not.
+ORPHANS='for i in $(seq 200); do (sh -c "exit 0" &); done
+n=0
+while [ $n -lt 100000 ]; do
+	set -- /proc/[0-9]*
+	[ $# = 2 ] && break
+	n=$((n + 1))
+done
+echo "left: $*"'
+
+check_orphans() {
+	assert_eq "left: /proc/1 /proc/2" "$(box sh -c "$ORPHANS")" \
+		"orphans reaped while COMMAND runs"
+}
+test_orphans_are_reaped() { for_each_caller check_orphans; }
+
+# tagged TAG: the processes holding TAG, but not the search itself (a
+# bracket in the pattern keeps grep's own command line from matching).
+tagged() { processes_tagged "[${1:0:1}]${1:1}"; }
+
+# The parent: a shell that starts LAUNCHER ARGS in the background and
+# waits.  COMMAND holds the write end of the fifo $T/s/hold and says "up"
+# on it; this test then drops its own write end, kills the parent and
+# reads on: EOF comes only when every holder is dead.
+check_die_with_parent() {
+	local launcher=$1 tag=hutch-dwp-$RANDOM$RANDOM p line=
+	shift
+	shared_dir
+	mkfifo -m 0666 "$T/s/hold"
+	exec 5<>"$T/s/hold" 4<"$T/s/hold"
+	$AS sh -c 'echo $$ >"$0"; "$@" & wait' "$T/s/pid" "$launcher" "$@" --die-with-parent \
+		--setenv TAG "$tag" --bind "$T/s" "$T/s" \
+		sh -c 'exec 3>"$0"; echo up >&3; exec sleep 1000' "$T/s/hold" 4<&- 5<&- 2>"$T/s/err" &
+	read -t 20 -r line <&4 || true
+	exec 5>&-
+	assert_eq "up" "$line" "$launcher: COMMAND started ($(cat "$T/s/err"))"
+	kill -KILL "$(cat "$T/s/pid")"
+	if ! timeout 20 cat <&4; then
+		for p in $(tagged "$tag"); do kill -KILL "$p"; done
+		fail "$launcher: COMMAND outlived its parent"
+	fi
+	exec 4<&-
+	assert_eq "" "$(tagged "$tag")" "$launcher: nothing of the sandbox is left"
+}
+check_die_with_parent_modes() {
+	check_die_with_parent "$H" $BASE
+	check_die_with_parent "$T/bwrap" --ro-bind / / --unshare-pid
+	check_die_with_parent "$T/bwrap" --ro-bind / /
+}
+test_die_with_parent() { for_each_caller check_die_with_parent_modes; }
+
+# Under a pty (script), from COMMAND's /proc/self/stat: its session and
+# controlling tty, and whether /dev/tty opens.
+SESSION='read -r pid comm state ppid pgrp sid tty rest </proc/self/stat
+(exec 3</dev/tty) 2>/dev/null && c=ctty || c=no-ctty
+echo "sid=$sid tty=$([ "$tty" = 0 ] && echo none || echo some) $c"'
+
+# in_pty ARGS...: hutch ARGS running $SESSION (from /s), under script, as $AS.
+in_pty() {
+	printf '%s\n' "$SESSION" >"$T/s/session.sh"
+	$AS script -qec "$(printf '%q ' "$H" "$@" sh /s/session.sh)" /dev/null | tr -d '\r'
+}
+
+check_new_session() {
+	shared_dir
+	assert_eq "sid=0 tty=some ctty" "$(in_pty $BASE --bind "$T/s" /s)" \
+		"without --new-session: the caller's session (outside) and terminal"
+	assert_eq "sid=2 tty=none no-ctty" "$(in_pty $BASE --bind "$T/s" /s --new-session)" \
+		"--new-session: a session of its own, no controlling terminal"
+	assert_eq "sid=2 tty=none no-ctty" "$(in_pty --bind "$T/s" /s)" \
+		"the default profile starts a new session"
+}
+test_new_session() { for_each_caller check_new_session; }
