@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "guard.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
@@ -148,6 +149,16 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 	return r;
 }
 
+static int check_persistence(const struct plan *plan, char **envp, char *err,
+			     size_t errlen)
+{
+	char *home = caller_home(envp);
+	int r = guard_check(plan, home, err, errlen);
+
+	free(home);
+	return r;
+}
+
 static int take_command(struct plan *plan, struct record_list *cl,
 			char *err, size_t errlen)
 {
@@ -201,6 +212,8 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = finish_namespaces(plan, err, errlen);
 	if (r == 0 && plan->argv)
 		r = resolve_cwd_binds(plan, envp, err, errlen);
+	if (r == 0)
+		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
 		plan->seccomp_policy = xstrdup("default");
 	/* bwrap keeps a root sandbox's capabilities unless told otherwise;

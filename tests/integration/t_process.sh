@@ -132,13 +132,15 @@ in_pty() {
 	$AS script -qec "$(printf '%q ' "$H" "$@" sh /s/session.sh)" /dev/null | tr -d '\r'
 }
 
+# --no-pty: hutch's pty relay (on by default on a terminal) gives COMMAND
+# a terminal of its own; t_pty.sh tests that.  Here: the caller's own.
 check_new_session() {
 	shared_dir
-	assert_eq "sid=0 tty=some ctty" "$(in_pty $BASE --bind "$T/s" /s)" \
+	assert_eq "sid=0 tty=some ctty" "$(in_pty $BASE --no-pty --bind "$T/s" /s)" \
 		"without --new-session: the caller's session (outside) and terminal"
-	assert_eq "sid=2 tty=none no-ctty" "$(in_pty $BASE --bind "$T/s" /s --new-session)" \
+	assert_eq "sid=2 tty=none no-ctty" "$(in_pty $BASE --no-pty --bind "$T/s" /s --new-session)" \
 		"--new-session: a session of its own, no controlling terminal"
-	assert_eq "sid=2 tty=none no-ctty" "$(in_pty --bind "$T/s" /s)" \
+	assert_eq "sid=2 tty=none no-ctty" "$(in_pty --no-pty --bind "$T/s" /s)" \
 		"the default profile starts a new session"
 }
 test_new_session() { for_each_caller check_new_session; }
