@@ -941,6 +941,7 @@ static int apply_limits(struct apply_ctx *a)
 	switch (a->rec->key) {
 	case OPT_RLIMIT: return apply_rlimit(a);
 	case OPT_PIDS:
+		replace_str(&plan->pids_origin, a->rec->origin);
 		plan->pids = parse_uint(args[0], 1 << 22);
 		return plan->pids > 0 ? 0 : fail(a, "--pids: not a count: %s", args[0]);
 	case OPT_MEMORY: return apply_bytes(a, &plan->memory);

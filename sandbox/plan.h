@@ -153,6 +153,7 @@ struct plan {
 	struct rlimit_setting *rlimits;
 	size_t n_rlimits;
 	long long pids;		/* 0 = none */
+	char *pids_origin;	/* "command line" or the profile's FILE:LINE */
 	unsigned long long memory, memory_swap;
 	double cpu;		/* fraction of one CPU; 0 = none */
 
