@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "doctor.h"
 #include "explain.h"
 #include "resource_limits.h"
 #include "log.h"
@@ -157,6 +158,8 @@ int main(int argc, char **argv)
 		status = show_info(&plan);
 	} else if (plan.explain) {
 		status = explain_plan(&plan, stdout);
+	} else if (plan.doctor) {
+		status = doctor_run(&plan, stdout);
 	} else {
 		status = run(&plan);
 	}

@@ -153,6 +153,29 @@ static pid_t clone_with_pidfd(int flags, int *pidfd, int cgroup_fd)
 	return pid;
 }
 
+/* The child's pid as this /proc names it, from the pidfd's fdinfo: when
+ * hutch runs in a pid namespace whose /proc is its parent's, clone's
+ * answer names another process there. */
+static pid_t proc_pid(int pidfd, pid_t fallback)
+{
+	char path[64], buf[512];
+	char *line;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fallback;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return fallback;
+	buf[n] = '\0';
+	line = strstr(buf, "\nPid:");
+	return line && atoi(line + 5) > 0 ? (pid_t)atoi(line + 5) : fallback;
+}
+
 static bool userns_refused(int err)
 {
 	return err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS;
@@ -176,7 +199,10 @@ int stage_clone(struct sandbox *sb)
 		return -1;
 	flags = plan->clone_flags;
 	pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
-	if (pid < 0 && userns_refused(errno) && plan->userns_try && plan->caller_uid == 0) {
+	/* Not in hutch mode: its nested user namespace (seal) would fail
+	 * the same way; the refusal below says why, or falls back. */
+	if (pid < 0 && userns_refused(errno) && plan->userns_try && plan->caller_uid == 0 &&
+	    plan->mode == MODE_BWRAP) {
 		plan->clone_flags &= ~CLONE_NEWUSER;
 		flags = plan->clone_flags;
 		pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
@@ -199,7 +225,7 @@ int stage_clone(struct sandbox *sb)
 			child_fail(sb, failure_status(plan));
 		_exit(failure_status(plan));
 	}
-	sb->pid1 = pid;
+	sb->pid1 = proc_pid(sb->pid1_fd, pid);
 	if (limits_attach(sb) < 0)
 		return -1;
 	report_started(sb);
@@ -241,13 +267,24 @@ int stage_idmap(struct sandbox *sb)
 	if ((plan->clone_flags & CLONE_NEWUSER) && plan->userns_block_fd < 0) {
 		/* setgroups stays denied: dropping supplementary groups
 		 * could grant access that a negative group ACL denies. */
-		if (write_proc_file(sb, "setgroups", "deny") < 0)
-			return -1;
+		int r = write_proc_file(sb, "setgroups", "deny");
+
 		snprintf(map, sizeof(map), "%u %u 1\n", inside_uid, (unsigned)plan->caller_uid);
-		if (write_proc_file(sb, "uid_map", map) < 0)
-			return -1;
+		if (r == 0)
+			r = write_proc_file(sb, "uid_map", map);
 		snprintf(map, sizeof(map), "%u %u 1\n", inside_gid, (unsigned)plan->caller_gid);
-		if (write_proc_file(sb, "gid_map", map) < 0)
+		if (r == 0)
+			r = write_proc_file(sb, "gid_map", map);
+		/* Ubuntu's AppArmor restriction: clone made the namespace, but
+		 * without powers (the maps or the first mount fail).  Never
+		 * unconfined: the fallback (landlock_run ends this child), or
+		 * a clean failure. */
+		if ((r < 0 && errno == EPERM && landlock_userns_refused(sb, EPERM)) ||
+		    (r == 0 && landlock_userns_restricted(sb))) {
+			sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
+			return sb->fallback ? 0 : -1;
+		}
+		if (r < 0)
 			return -1;
 	}
 	/* A sandbox without its own pid namespace sees the supervisor: it

@@ -1,0 +1,1158 @@
+/* --doctor: whether hutch can run on this machine, found by trying each
+ * operation for real in a throwaway child (never by reading version
+ * numbers), and what to change where one fails.
+ *
+ * One line per check: "OK   NAME: DETAIL", "WARN NAME: DETAIL; fix: FIX"
+ * or "FAIL NAME: DETAIL; fix: FIX", then a "mode" line saying what
+ * `hutch COMMAND` will get.  Every child is reaped before the next check;
+ * mounts are made only in the children's own mount namespaces, and no
+ * file is created anywhere. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/landlock.h>
+#include <linux/openat2.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "doctor.h"
+#include "landlock_scope.h"
+#include "sandbox.h"
+#include "seal.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* The parsers of /proc/self/cgroup and mountinfo, in resource_limits.c
+ * (where the unit tests exercise them). */
+int limits_cgroup2_path(const char *text, char *path, size_t len);
+int limits_cgroup_dir(const char *mountinfo, const char *path, char *dir, size_t dirlen,
+		      char *mnt, size_t mntlen);
+
+#define EXIT_CANNOT_RUN 125
+#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)
+/* RLIMIT_NPROC set in the nproc probe's fresh user namespace. */
+#define NPROC_LIMIT 8
+#define CAP_SETFCAP_BIT 31
+
+enum level { LVL_OK, LVL_WARN, LVL_FAIL };
+static const char *const level_words[] = { "OK  ", "WARN", "FAIL" };
+
+/* The outcome of one check. */
+struct finding {
+	enum level level;
+	char detail[1024];
+	char fix[1024];
+};
+
+/* What later checks and the verdict need from earlier ones. */
+struct doctor {
+	const struct plan *plan;
+	bool userns_ok;
+	bool clone3_ok;
+	int landlock_abi;
+	bool landlock_ok;	/* a ruleset really confined a child */
+	bool no_cgroup_pids;
+};
+
+/* Which mode cannot run when a check fails. */
+#define NEED_NS 0x1u	/* namespaces (hutch's normal mode) */
+#define NEED_LL 0x2u	/* the Landlock fallback */
+
+struct check {
+	const char *name;
+	void (*run)(struct doctor *d, struct finding *f);
+	unsigned needed_by;
+};
+
+static void say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->level = level;
+	snprintf(f->fix, sizeof(f->fix), "%s", fix ? fix : "");
+	va_start(ap, fmt);
+	vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- small helpers ---- */
+
+/* The whole of a (small, /proc or /sys) file, or NULL. */
+static char *read_text(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	char *buf = fd >= 0 ? malloc(cap) : NULL;
+	ssize_t n = 0;
+
+	while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (len + 1 == cap) {
+			char *bigger = realloc(buf, cap *= 2);
+
+			if (!bigger)
+				n = -1;
+			else
+				buf = bigger;
+		}
+		if (n < 0)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (buf && n < 0) {
+		free(buf);
+		return NULL;
+	}
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* A sysctl's number from /proc/sys, or -1 when the kernel has none. */
+static long read_sysctl(const char *path)
+{
+	char *text = read_text(path);
+	long v = text ? strtol(text, NULL, 10) : -1;
+
+	free(text);
+	return v;
+}
+
+static void close_pair(int p[2])
+{
+	close(p[0]);
+	close(p[1]);
+}
+
+/* ---- children: started as hutch starts pid 1, always reaped ---- */
+
+static pid_t clone3_pidfd(int flags, int *pidfd)
+{
+	struct clone_args args = {
+		.flags = (unsigned long long)flags | CLONE_PIDFD,
+		.pidfd = (unsigned long long)(uintptr_t)pidfd,
+		.exit_signal = SIGCHLD,
+	};
+
+	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+}
+
+static pid_t clone_pidfd(int flags, int *pidfd)
+{
+	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL, pidfd, NULL, 0);
+}
+
+/* clone3, and clone where clone3 gives ENOSYS: what hutch does. */
+static pid_t spawn(int flags, int *pidfd)
+{
+	pid_t pid = clone3_pidfd(flags, pidfd);
+
+	if (pid < 0 && errno == ENOSYS)
+		pid = clone_pidfd(flags, pidfd);
+	return pid;
+}
+
+/* Collect the child through its pidfd, or by pid where that fails. */
+static void reap(pid_t pid, int pidfd, siginfo_t *si)
+{
+	int r = -1;
+
+	memset(si, 0, sizeof(*si));
+	if (pidfd >= 0) {
+		r = waitid(P_PIDFD, (id_t)pidfd, si, WEXITED);
+		close(pidfd);
+	}
+	if (r < 0)
+		waitid(P_PID, (id_t)pid, si, WEXITED);
+}
+
+/* What a probe child reports through its pipe. */
+struct probe {
+	bool ok;
+	bool reported;		/* set by the parent: a report arrived */
+	int err;		/* errno of the step that failed */
+	int value;		/* a probe's count */
+	char what[80];		/* the step that failed */
+	siginfo_t end;		/* set by the parent: how the child ended */
+};
+
+typedef void probe_fn(struct probe *p, int arg);
+
+/* Record the failed step WHAT when !OK; returns OK. */
+static bool step(struct probe *p, const char *what, bool ok)
+{
+	if (!ok) {
+		p->err = errno;
+		snprintf(p->what, sizeof(p->what), "%s", what);
+	}
+	return ok;
+}
+
+static _Noreturn void probe_child(int go[2], int rep[2], probe_fn *fn, int arg)
+{
+	struct probe p = { 0 };
+	char c;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	close(go[1]);
+	close(rep[0]);
+	/* EOF instead of the go byte: the parent gave up on this child. */
+	if (read(go[0], &c, 1) != 1)
+		_exit(0);
+	fn(&p, arg);
+	if (write(rep[1], &p, sizeof(p)) != (ssize_t)sizeof(p))
+		_exit(1);
+	_exit(0);
+}
+
+/* From a pidfd's fdinfo: the child's pid as /proc sees it (PROC), and
+ * in its own pid namespace (the last NSpid).  False without them. */
+static bool pidfd_pids(int pidfd, long *proc, long *own)
+{
+	char path[64], *text, *pid_line, *ns_line, *s, *next;
+	bool found;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	text = read_text(path);
+	pid_line = text ? strstr(text, "\nPid:") : NULL;
+	ns_line = text ? strstr(text, "\nNSpid:") : NULL;
+	found = pid_line && ns_line;
+	if (found) {
+		*proc = strtol(pid_line + 5, NULL, 10);
+		s = ns_line + 7;
+		s[strcspn(s, "\n")] = '\0';
+		for (long v = strtol(s, &next, 10); next != s; v = strtol(s, &next, 10)) {
+			*own = v;
+			s = next;
+		}
+	}
+	free(text);
+	return found;
+}
+
+static int write_proc(long pid, const char *name, const char *text)
+{
+	char path[64];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = write(fd, text, strlen(text)) < 0 ? -1 : 0;
+	close(fd);
+	return r;
+}
+
+/* The caller's ids become 0 inside, as hutch's nested set-up does.
+ * Through the pid /proc knows (the pidfd's), whichever pid namespace
+ * /proc belongs to: the proc check says when it is not ours. */
+static bool write_id_maps(int pidfd, struct probe *p)
+{
+	char map[64];
+	long pid = -1, own;
+
+	errno = ESRCH;
+	if (!step(p, "the child's pid in /proc", pidfd_pids(pidfd, &pid, &own) && pid > 0))
+		return false;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)getuid());
+	if (!step(p, "write uid_map", write_proc(pid, "uid_map", map) == 0))
+		return false;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)getgid());
+	return step(p, "write setgroups", write_proc(pid, "setgroups", "deny") == 0) &&
+	       step(p, "write gid_map", write_proc(pid, "gid_map", map) == 0);
+}
+
+/* Let the child go (after its id maps with CLONE_NEWUSER), take its
+ * report, reap it. */
+static void probe_collect(pid_t pid, int pidfd, int flags, int go, int rep, struct probe *out)
+{
+	struct probe got;
+
+	if (!(flags & CLONE_NEWUSER) || write_id_maps(pidfd, out))
+		if (write(go, "g", 1) != 1)
+			step(out, "release the child", false);
+	close(go);
+	if (read(rep, &got, sizeof(got)) == (ssize_t)sizeof(got) && !out->what[0]) {
+		*out = got;
+		out->reported = true;
+	}
+	close(rep);
+	reap(pid, pidfd, &out->end);
+}
+
+/* Run FN(ARG) in a child made with FLAGS; its report in OUT.  Returns
+ * 0, or -1 with errno (and the step "clone" in OUT) when the child could
+ * not be made. */
+static int probe_run(int flags, probe_fn *fn, int arg, struct probe *out)
+{
+	int go[2], rep[2], pidfd = -1;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	if (!step(out, "pipe", pipe2(go, O_CLOEXEC) == 0))
+		return -1;
+	if (!step(out, "pipe", pipe2(rep, O_CLOEXEC) == 0)) {
+		close_pair(go);
+		errno = out->err;
+		return -1;
+	}
+	pid = spawn(flags, &pidfd);
+	if (pid == 0)
+		probe_child(go, rep, fn, arg);
+	step(out, "clone", pid > 0);
+	close(go[0]);
+	close(rep[1]);
+	if (pid < 0) {
+		close(go[1]);
+		close(rep[0]);
+		errno = out->err;
+		return -1;
+	}
+	probe_collect(pid, pidfd, flags, go[1], rep[0], out);
+	return 0;
+}
+
+/* "STEP: reason", or how the child ended without a report. */
+static const char *probe_failure(const struct probe *p, char *buf, size_t len)
+{
+	if (p->what[0])
+		snprintf(buf, len, "%s: %s", p->what, strerror(p->err));
+	else if (p->end.si_code == CLD_EXITED)
+		snprintf(buf, len, "the child exited with %d before reporting", p->end.si_status);
+	else
+		snprintf(buf, len, "the child was killed by signal %d", p->end.si_status);
+	return buf;
+}
+
+/* ---- user namespaces ---- */
+
+static void probe_userns(struct probe *p, int arg)
+{
+	(void)arg;
+	errno = ESRCH;
+	if (!step(p, "pid 1 of the new pid namespace", getpid() == 1))
+		return;
+	p->ok = step(p, "make / private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+}
+
+/* The first of the namespace count limits that is 0, or NULL. */
+static const char *zero_ns_limit(void)
+{
+	static const char *const names[] = {
+		"user.max_user_namespaces", "user.max_mnt_namespaces", "user.max_pid_namespaces",
+	};
+	static const char *const paths[] = {
+		"/proc/sys/user/max_user_namespaces", "/proc/sys/user/max_mnt_namespaces",
+		"/proc/sys/user/max_pid_namespaces",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (read_sysctl(paths[i]) == 0)
+			return names[i];
+	return NULL;
+}
+
+static void userns_count_refused(struct finding *f)
+{
+	const char *limit = zero_ns_limit();
+	char fix[256];
+
+	if (!limit) {
+		say(f, LVL_FAIL, "raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=15000), "
+		    "here or in the parent user namespace",
+		    "clone(CLONE_NEWUSER) failed with ENOSPC: a count of namespaces is at its limit "
+		    "(user.max_user_namespaces = %ld here)", read_sysctl("/proc/sys/user/max_user_namespaces"));
+		return;
+	}
+	snprintf(fix, sizeof(fix), "sysctl -w %s=15000 (and %s = 15000 in /etc/sysctl.d/hutch.conf)",
+		 limit, limit);
+	say(f, LVL_FAIL, fix, "clone(CLONE_NEWUSER) failed with ENOSPC: %s = 0", limit);
+}
+
+static bool under_seccomp_filter(void)
+{
+	char *status = read_text("/proc/self/status");
+	bool filtered = status && strstr(status, "\nSeccomp:\t2");
+
+	free(status);
+	return filtered;
+}
+
+#define CONTAINER_FIX "run the container with --security-opt seccomp=unconfined, or a seccomp " \
+	"profile that allows clone, clone3, unshare and mount in user namespaces; or use " \
+	"--fallback=landlock"
+
+static void userns_eperm(struct finding *f)
+{
+	if (geteuid() != 0 && read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		say(f, LVL_FAIL, "sysctl -w kernel.unprivileged_userns_clone=1",
+		    "clone(CLONE_NEWUSER) failed with EPERM: kernel.unprivileged_userns_clone = 0");
+	else if (under_seccomp_filter())
+		say(f, LVL_FAIL, CONTAINER_FIX, "clone(CLONE_NEWUSER) failed with EPERM under a "
+		    "seccomp filter (a container's profile) while no sysctl forbids user namespaces");
+	else
+		say(f, LVL_FAIL, "look for the denial in the kernel log (dmesg) or the audit log",
+		    "clone(CLONE_NEWUSER) failed with EPERM, and neither a sysctl nor a seccomp filter "
+		    "explains it (an LSM policy?)");
+}
+
+static void userns_clone_refused(struct finding *f, int err)
+{
+	if (err == ENOSPC)
+		userns_count_refused(f);
+	else if (err == EPERM)
+		userns_eperm(f);
+	else if (err == EUSERS)
+		say(f, LVL_FAIL, "run hutch from a less deeply nested user namespace",
+		    "clone(CLONE_NEWUSER) failed with EUSERS: 32 nested user namespaces already");
+	else if (err == EINVAL)
+		say(f, LVL_FAIL, "a kernel built with CONFIG_USER_NS=y and CONFIG_PID_NS=y",
+		    "clone(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID) failed with EINVAL: "
+		    "the kernel has no user or pid namespaces");
+	else
+		say(f, LVL_FAIL, "see the error", "clone(CLONE_NEWUSER) failed: %s", strerror(err));
+}
+
+/* Whether capability BIT is in this process's effective set. */
+static bool has_capability(int bit)
+{
+	char *status = read_text("/proc/self/status");
+	char *line = status ? strstr(status, "\nCapEff:") : NULL;
+	unsigned long long caps = line ? strtoull(line + 8, NULL, 16) : 0;
+
+	free(status);
+	return caps & (1ULL << bit);
+}
+
+/* Ubuntu's restriction: the clone works, the namespace has no power. */
+static void userns_powerless(struct finding *f, const struct probe *p)
+{
+	char why[256], exe[PATH_MAX] = "/usr/local/bin/hutch", fix[1024 + PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0)
+		exe[n] = '\0';
+	snprintf(fix, sizeof(fix),
+		 "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or allow hutch alone: "
+		 "write 'abi <abi/4.0>, include <tunables/global> profile hutch %s flags=(unconfined) "
+		 "{ userns, }' to /etc/apparmor.d/hutch and run apparmor_parser -r /etc/apparmor.d/hutch",
+		 exe);
+	say(f, LVL_FAIL, fix,
+	    "a new user namespace is made but has no privilege (%s): "
+	    "kernel.apparmor_restrict_unprivileged_userns = 1",
+	    probe_failure(p, why, sizeof(why)));
+}
+
+/* The clone worked; a later step of the set-up did not. */
+static void userns_setup_refused(struct finding *f, const struct probe *p)
+{
+	char why[256];
+	bool eperm = p->err == EPERM || p->err == EACCES;
+
+	probe_failure(p, why, sizeof(why));
+	if (eperm && read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+		userns_powerless(f, p);
+	else if (eperm && strcmp(p->what, "write uid_map") == 0 && getuid() == 0 &&
+		 !has_capability(CAP_SETFCAP_BIT))
+		say(f, LVL_FAIL, "run hutch as a non-root uid here, or with CAP_SETFCAP",
+		    "write uid_map: mapping uid 0 needs CAP_SETFCAP, which this process lacks "
+		    "(inside another sandbox?)");
+	else if (eperm && under_seccomp_filter())
+		say(f, LVL_FAIL, CONTAINER_FIX, "in new user, mount and pid namespaces: %s, under a "
+		    "seccomp filter (a container's profile)", why);
+	else
+		say(f, LVL_FAIL, "see the error", "in new user, mount and pid namespaces: %s", why);
+}
+
+static void check_userns(struct doctor *d, struct finding *f)
+{
+	struct probe p;
+
+	if (probe_run(NS_FLAGS, probe_userns, 0, &p) < 0 && strcmp(p.what, "clone") == 0) {
+		userns_clone_refused(f, p.err);
+	} else if (!p.ok) {
+		userns_setup_refused(f, &p);
+	} else {
+		d->userns_ok = true;
+		say(f, LVL_OK, NULL, "a child in new user, mount and pid namespaces got its id maps, "
+		    "was pid 1 and could mount");
+	}
+}
+
+/* ---- clone3, clone, pidfds ---- */
+
+typedef pid_t clone_fn(int flags, int *pidfd);
+
+/* A child made by HOW that exits with CODE at once; -1 with errno. */
+static pid_t exiting_child(clone_fn *how, int code, int *pidfd)
+{
+	pid_t pid = how(0, pidfd);
+
+	if (pid == 0)
+		_exit(code);
+	return pid;
+}
+
+/* Such a child, reaped.  0, or -1 with errno. */
+static int child_exits(clone_fn *how)
+{
+	int pidfd = -1;
+	siginfo_t si;
+	pid_t pid = exiting_child(how, 0, &pidfd);
+
+	if (pid < 0)
+		return -1;
+	reap(pid, pidfd, &si);
+	return 0;
+}
+
+static void check_clone3(struct doctor *d, struct finding *f)
+{
+	if (child_exits(clone3_pidfd) == 0) {
+		d->clone3_ok = true;
+		say(f, LVL_OK, NULL, "clone3 with CLONE_PIDFD works");
+	} else if (errno == ENOSYS) {
+		say(f, LVL_WARN, "allow clone3 in the seccomp profile (Docker 20.10.10 and later do)",
+		    "clone3 is refused with ENOSYS (a container's seccomp profile?): hutch uses clone "
+		    "with CLONE_PIDFD, and moves pid 1 into its cgroup after the clone");
+	} else {
+		say(f, LVL_WARN, "see the error; hutch falls back to clone only on ENOSYS",
+		    "clone3 failed: %s", strerror(errno));
+	}
+}
+
+static void check_clone(struct doctor *d, struct finding *f)
+{
+	enum level level = d->clone3_ok ? LVL_WARN : LVL_FAIL;
+
+	if (child_exits(clone_pidfd) == 0)
+		say(f, LVL_OK, NULL, "clone with CLONE_PIDFD works (the fallback where clone3 is refused)");
+	else
+		say(f, level, "a kernel of Linux 5.3 or later, and a seccomp profile that allows clone",
+		    "clone with CLONE_PIDFD failed: %s%s", strerror(errno),
+		    d->clone3_ok ? " (needed only where clone3 is refused)" : "");
+}
+
+static void check_pidfd(struct doctor *d, struct finding *f)
+{
+	int pidfd = -1;
+	siginfo_t si;
+	pid_t pid = exiting_child(spawn, 0, &pidfd);
+	long proc = -1, own = -1;
+
+	(void)d;
+	if (pid < 0) {
+		say(f, LVL_FAIL, "Linux 5.3 or later", "clone with CLONE_PIDFD failed: %s", strerror(errno));
+		return;
+	}
+	if (pidfd >= 0)
+		pidfd_pids(pidfd, &proc, &own);
+	reap(pid, pidfd, &si);
+	if (own == pid)
+		say(f, LVL_OK, NULL, "CLONE_PIDFD gives a pidfd of the child (fdinfo NSpid: %ld)", own);
+	else
+		say(f, LVL_FAIL, "Linux 5.3 or later", "CLONE_PIDFD gave no pidfd of pid %d", (int)pid);
+}
+
+static void check_waitid(struct doctor *d, struct finding *f)
+{
+	int pidfd = -1;
+	siginfo_t si = { 0 };
+	pid_t pid = exiting_child(spawn, 42, &pidfd);
+	int r;
+
+	(void)d;
+	if (pid < 0) {
+		say(f, LVL_FAIL, "see clone3", "no child to wait for: %s", strerror(errno));
+		return;
+	}
+	r = waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
+	if (r < 0) {
+		say(f, LVL_FAIL, "Linux 5.4 or later", "waitid(P_PIDFD) failed: %s", strerror(errno));
+		reap(pid, -1, &si);
+	} else if (si.si_code != CLD_EXITED || si.si_status != 42) {
+		say(f, LVL_FAIL, "a kernel whose waitid(P_PIDFD) works", "waitid(P_PIDFD) gave a wrong status");
+	} else {
+		say(f, LVL_OK, NULL, "waitid(P_PIDFD) collects the child's exit status");
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
+/* A child that blocks until killed or until HOLD's write end closes. */
+static pid_t blocked_child(int hold[2], int *pidfd)
+{
+	pid_t pid;
+	char c;
+
+	if (pipe2(hold, O_CLOEXEC) < 0)
+		return -1;
+	pid = spawn(0, pidfd);
+	if (pid == 0) {
+		close(hold[1]);
+		_exit(read(hold[0], &c, 1) == 0 ? 0 : 1);
+	}
+	close(hold[0]);
+	if (pid < 0)
+		close(hold[1]);
+	return pid;
+}
+
+static void check_pidfd_send_signal(struct doctor *d, struct finding *f)
+{
+	int hold[2], pidfd = -1, r, err;
+	siginfo_t si;
+	pid_t pid = blocked_child(hold, &pidfd);
+
+	(void)d;
+	if (pid < 0) {
+		say(f, LVL_FAIL, "see the error", "no child to signal: %s", strerror(errno));
+		return;
+	}
+	r = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	err = errno;
+	close(hold[1]);
+	reap(pid, pidfd, &si);
+	if (r == 0 && si.si_code == CLD_KILLED && si.si_status == SIGKILL)
+		say(f, LVL_OK, NULL, "a pidfd delivers SIGKILL to its child");
+	else
+		say(f, LVL_FAIL, "Linux 5.1 or later", "pidfd_send_signal failed: %s",
+		    r < 0 ? strerror(err) : "the child was not killed");
+}
+
+/* ---- fds and paths ---- */
+
+static void check_close_range(struct doctor *d, struct finding *f)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY);
+	bool cloexec, closed;
+
+	(void)d;
+	if (fd < 0) {
+		say(f, LVL_FAIL, "see the error", "open /: %s", strerror(errno));
+		return;
+	}
+	cloexec = syscall(SYS_close_range, fd, fd, CLOSE_RANGE_CLOEXEC) == 0 &&
+		  (fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	closed = syscall(SYS_close_range, fd, fd, 0) == 0 && fcntl(fd, F_GETFD) < 0;
+	if (!closed)
+		close(fd);
+	if (cloexec && closed)
+		say(f, LVL_OK, NULL, "close_range closes fds and marks them close-on-exec");
+	else
+		say(f, LVL_FAIL, "Linux 5.11 or later", "close_range failed: %s", strerror(errno));
+}
+
+static void check_openat2(struct doctor *d, struct finding *f)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = root < 0 ? -1 : (int)syscall(SYS_openat2, root, "../..", &how, sizeof(how));
+	struct stat a, b;
+	int err = errno;
+
+	(void)d;
+	if (fd >= 0 && fstat(root, &a) == 0 && fstat(fd, &b) == 0 && a.st_ino == b.st_ino &&
+	    a.st_dev == b.st_dev)
+		say(f, LVL_OK, NULL, "openat2 with RESOLVE_IN_ROOT keeps \"..\" inside the root");
+	else
+		say(f, LVL_FAIL, "Linux 5.6 or later", "openat2 with RESOLVE_IN_ROOT: %s",
+		    fd < 0 ? strerror(err) : "\"..\" left the root");
+	if (fd >= 0)
+		close(fd);
+	if (root >= 0)
+		close(root);
+}
+
+/* hutch's supervisor writes pid 1's id maps through /proc/PID. */
+static void check_proc(struct doctor *d, struct finding *f)
+{
+	char self[32];
+	ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+	(void)d;
+	if (n > 0)
+		self[n] = '\0';
+	if (n > 0 && strtol(self, NULL, 10) == (long)getpid())
+		say(f, LVL_OK, NULL, "/proc shows this process's pid namespace");
+	else if (n > 0)
+		say(f, LVL_FAIL, "mount a /proc of this pid namespace (unshare --mount-proc)",
+		    "/proc belongs to another pid namespace (/proc/self is %s, the pid is %d): "
+		    "hutch would write pid 1's id maps to the wrong /proc/PID", self, (int)getpid());
+	else
+		say(f, LVL_FAIL, "mount /proc", "/proc/self: %s", strerror(errno));
+}
+
+/* ---- the mount API, in a throwaway user and mount namespace ---- */
+
+static void probe_mount_api(struct probe *p, int arg)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
+	int fs = -1, mnt = -1, copy = -1;
+
+	(void)arg;
+	if (!step(p, "make / private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) ||
+	    !step(p, "fsopen tmpfs", (fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) >= 0) ||
+	    !step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0) ||
+	    !step(p, "fsmount", (mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) >= 0) ||
+	    !step(p, "open_tree clone", (copy = open_tree(mnt, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+							   AT_EMPTY_PATH | AT_RECURSIVE)) >= 0) ||
+	    !step(p, "mount_setattr", mount_setattr(copy, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+						    sizeof(attr)) == 0))
+		return;
+	p->ok = step(p, "move_mount", move_mount(copy, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0);
+}
+
+/* A check that runs in a user namespace is not tried without one. */
+static bool without_userns(const struct doctor *d, struct finding *f)
+{
+	if (!d->userns_ok)
+		say(f, LVL_WARN, "make user namespaces work (see userns)",
+		    "not tried: it needs a user namespace");
+	return !d->userns_ok;
+}
+
+static void check_mount_api(struct doctor *d, struct finding *f)
+{
+	struct probe p;
+	char why[256];
+
+	if (without_userns(d, f))
+		return;
+	if (probe_run(NS_FLAGS, probe_mount_api, 0, &p) < 0 || !p.ok)
+		say(f, LVL_FAIL, "Linux 5.12 or later (mount_setattr), and a seccomp profile that "
+		    "allows the mount API", "%s", probe_failure(&p, why, sizeof(why)));
+	else
+		say(f, LVL_OK, NULL, "fsopen, fsconfig, fsmount, open_tree, mount_setattr and "
+		    "move_mount work in a user namespace");
+}
+
+/* ---- the sealed init image ---- */
+
+static void probe_exec_image(struct probe *p, int image)
+{
+	char *const argv[] = { "hutch-init", NULL };
+	char *const envp[] = { NULL };
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	/* hutch-init, run without its fds, exits at once; mute its complaint. */
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+	}
+	syscall(SYS_execveat, image, "", argv, envp, AT_EMPTY_PATH);
+	step(p, "execveat the sealed memfd", false);
+}
+
+static void memfd_refused(struct finding *f, long noexec, const char *err)
+{
+	if (noexec == 2)
+		say(f, LVL_FAIL, "sysctl -w vm.memfd_noexec=0",
+		    "executable memfds are refused: vm.memfd_noexec = 2 (%s)", err);
+	else
+		say(f, LVL_FAIL, "see the error", "%s", err);
+}
+
+static void check_memfd(struct doctor *d, struct finding *f)
+{
+	struct sandbox *sb = calloc(1, sizeof(*sb));
+	long noexec = read_sysctl("/proc/sys/vm/memfd_noexec");
+	struct probe p = { 0 };
+	char why[256];
+
+	(void)d;
+	if (sb)
+		sb->init_image = -1;
+	if (!sb || seal_make_image(sb) < 0) {
+		memfd_refused(f, noexec, sb ? sb->err : strerror(errno));
+	} else if (probe_run(0, probe_exec_image, sb->init_image, &p) < 0 || p.reported ||
+		   p.end.si_code != CLD_EXITED) {
+		memfd_refused(f, noexec, probe_failure(&p, why, sizeof(why)));
+	} else {
+		say(f, LVL_OK, NULL, "the init image (%zu bytes) runs from a sealed MFD_EXEC memfd; "
+		    "vm.memfd_noexec = %ld", seal_image_size(), noexec < 0 ? 0 : noexec);
+	}
+	if (sb && sb->init_image >= 0)
+		close(sb->init_image);
+	free(sb);
+}
+
+/* ---- seccomp ---- */
+
+/* A filter with a listener, loaded as policy.c loads hutch's (libseccomp
+ * would hide the kernel's EBUSY behind another errno). */
+static void probe_listener(struct probe *p, int arg)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+
+	(void)arg;
+	if (!step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0))
+		return;
+	p->ok = step(p, "load a filter with a listener",
+		     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			     &prog) >= 0);
+}
+
+static void probe_seccomp(struct probe *p, int arg)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r;
+
+	(void)arg;
+	errno = ENOMEM;
+	if (!step(p, "seccomp_init", ctx != NULL))
+		return;
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EDOM), SCMP_SYS(getppid), 0);
+	if ((errno = -r) == 0)
+		errno = -(r = seccomp_load(ctx));
+	if (step(p, "build and load a filter", r == 0))
+		p->ok = step(p, "getppid answered by the filter",
+			     syscall(SYS_getppid) < 0 && errno == EDOM);
+	seccomp_release(ctx);
+}
+
+static void check_seccomp(struct doctor *d, struct finding *f)
+{
+	struct probe p;
+	char why[256];
+
+	(void)d;
+	if (probe_run(0, probe_seccomp, 0, &p) == 0 && p.ok)
+		say(f, LVL_OK, NULL, "a libseccomp filter loads and answers a syscall with an errno");
+	else
+		say(f, LVL_FAIL, "a kernel with CONFIG_SECCOMP_FILTER=y, and a container profile "
+		    "that allows seccomp()", "%s", probe_failure(&p, why, sizeof(why)));
+}
+
+static void check_seccomp_notify(struct doctor *d, struct finding *f)
+{
+	struct seccomp_notif_sizes sizes = { 0 };
+	struct probe p = { 0 };
+	char why[256];
+
+	(void)d;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0 &&
+	    probe_run(0, probe_listener, 0, &p) == 0 && p.ok)
+		say(f, LVL_OK, NULL, "a filter loads with a listener fd (--report works)");
+	else if (sizes.seccomp_notif && p.err == EBUSY)
+		say(f, LVL_WARN, "run hutch outside that sandbox, or that sandbox without its report",
+		    "a seccomp filter of this process already has a listener (inside another sandbox "
+		    "that watches syscalls?): --report cannot see refused syscalls");
+	else
+		say(f, LVL_WARN, "Linux 5.0 or later and libseccomp 2.5 or later",
+		    "no user notification (%s): --report cannot see refused syscalls",
+		    sizes.seccomp_notif ? probe_failure(&p, why, sizeof(why)) : strerror(errno));
+}
+
+/* ---- Landlock ---- */
+
+static void probe_landlock(struct probe *p, int arg)
+{
+	struct landlock_ruleset_attr attr = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_READ_FILE,
+	};
+	int fd = -1;
+
+	(void)arg;
+	if (!step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) ||
+	    !step(p, "create a ruleset",
+		  (fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) >= 0) ||
+	    !step(p, "restrict_self", syscall(SYS_landlock_restrict_self, fd, 0) == 0))
+		return;
+	errno = EPERM;
+	p->ok = step(p, "the ruleset does not deny reading /",
+		     open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) < 0 && errno == EACCES);
+}
+
+static void landlock_scoping(struct doctor *d, struct finding *f)
+{
+	if (d->landlock_abi >= 6)
+		say(f, LVL_OK, NULL, "ABI %d: the fallback works, and --share-net scopes abstract "
+		    "unix sockets and signals", d->landlock_abi);
+	else
+		say(f, LVL_WARN, "Linux 6.12 or later (Landlock ABI 6)",
+		    "ABI %d: the fallback works, but with --share-net abstract unix sockets (X11, "
+		    "D-Bus) and signals outside stay reachable", d->landlock_abi);
+}
+
+static void check_landlock(struct doctor *d, struct finding *f)
+{
+	enum level missing = d->userns_ok ? LVL_WARN : LVL_FAIL;
+	struct probe p = { 0 };
+	char why[256];
+
+	d->landlock_abi = landlock_abi_version();
+	if (d->landlock_abi == 0) {
+		say(f, missing, "a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in lsm= on "
+		    "its command line", "no Landlock: no fallback where user namespaces are refused, "
+		    "no scoping with --share-net");
+		return;
+	}
+	if (probe_run(0, probe_landlock, 0, &p) < 0 || !p.ok) {
+		say(f, missing, "see the error", "ABI %d, but a ruleset did not confine a child: %s",
+		    d->landlock_abi, probe_failure(&p, why, sizeof(why)));
+		return;
+	}
+	d->landlock_ok = true;
+	landlock_scoping(d, f);
+}
+
+/* ---- RLIMIT_NPROC per user namespace ---- */
+
+/* Forks (each exits at once, reaped only at the end) under a low
+ * RLIMIT_NPROC, up to a few past it. */
+static void probe_nproc(struct probe *p, int limit)
+{
+	struct rlimit rl = { (rlim_t)limit, (rlim_t)limit };
+	pid_t pid;
+
+	if (!step(p, "setrlimit", setrlimit(RLIMIT_NPROC, &rl) == 0))
+		return;
+	while (p->value < limit + 4 && (pid = fork()) >= 0) {
+		if (pid == 0)
+			_exit(0);
+		p->value++;
+	}
+	while (wait(NULL) > 0)
+		;
+	p->ok = true;
+}
+
+static void nproc_unenforced(struct doctor *d, struct finding *f)
+{
+	if (d->no_cgroup_pids)
+		say(f, LVL_WARN, "for a root caller, a delegated cgroup v2 pids controller (see cgroup)",
+		    "not enforced for uid 0 (the kernel exempts root): --pids limits nothing for this "
+		    "caller");
+	else
+		say(f, LVL_OK, NULL, "not enforced for uid 0 (the kernel exempts root): --pids uses "
+		    "the cgroup v2 pids controller instead");
+}
+
+static void check_rlimit_nproc(struct doctor *d, struct finding *f)
+{
+	struct probe p;
+	char why[256];
+
+	if (without_userns(d, f))
+		return;
+	if (probe_run(NS_FLAGS, probe_nproc, NPROC_LIMIT, &p) < 0 || !p.ok) {
+		say(f, LVL_WARN, "see the error", "%s", probe_failure(&p, why, sizeof(why)));
+	} else if (p.value > NPROC_LIMIT) {
+		nproc_unenforced(d, f);
+	} else if (p.value < NPROC_LIMIT - 1) {
+		say(f, LVL_WARN, "Linux 5.14 or later",
+		    "counted with the uid's processes outside (%d forks under a limit of %d): "
+		    "--pids also counts the caller's other processes", p.value, NPROC_LIMIT);
+	} else {
+		say(f, LVL_OK, NULL, "counted per user namespace: a fresh one with RLIMIT_NPROC %d "
+		    "forked %d (--pids needs no cgroup)", NPROC_LIMIT, p.value);
+	}
+}
+
+/* ---- cgroup v2 ---- */
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *s = list; s && (s = strstr(s, word)); s += n)
+		if ((s == list || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\n' || s[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* The caller may make a cgroup in DIR and move processes into it. */
+static bool cgroup_writable(const char *dir)
+{
+	char procs[PATH_MAX + 32], subtree[PATH_MAX + 32];
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	snprintf(subtree, sizeof(subtree), "%s/cgroup.subtree_control", dir);
+	return access(dir, W_OK) == 0 && access(procs, W_OK) == 0 && access(subtree, W_OK) == 0;
+}
+
+/* From DIR up to MNT, the first writable cgroup (DIR is changed); false
+ * when there is none. */
+static bool writable_ancestor(char *dir, const char *mnt)
+{
+	char *slash;
+
+	while (!cgroup_writable(dir)) {
+		if (strlen(dir) <= strlen(mnt) || !(slash = strrchr(dir, '/')))
+			return false;
+		*slash = '\0';
+		if (strlen(dir) < strlen(mnt))
+			strcpy(dir, mnt);
+	}
+	return true;
+}
+
+/* The caller's cgroup directory and the cgroup2 mount; -1 when no
+ * cgroup2 mount shows it. */
+static int own_cgroup(char *dir, char *mnt)
+{
+	char *cg = read_text("/proc/self/cgroup");
+	char *mi = read_text("/proc/self/mountinfo");
+	char path[PATH_MAX];
+	int r = -1;
+
+	if (cg && mi && limits_cgroup2_path(cg, path, sizeof(path)) == 0)
+		r = limits_cgroup_dir(mi, path, dir, PATH_MAX, mnt, PATH_MAX);
+	free(cg);
+	free(mi);
+	return r;
+}
+
+#define CGROUP_FIX "a cgroup v2 hierarchy with the memory, pids and cpu controllers " \
+	"(systemd.unified_cgroup_hierarchy=1) and a delegated subtree " \
+	"(systemd-run --user --scope -p Delegate=yes hutch ...)"
+#define CGROUP_EFFECT "--memory, --memory-swap and --cpu fail naming why; --pids relies on " \
+	"RLIMIT_NPROC alone"
+
+/* "DIR is writable", or why none is. */
+static void describe_writable(char *buf, size_t len, const char *own, const char *mnt,
+			      const char *dir, bool writable)
+{
+	if (writable)
+		snprintf(buf, len, "%s is writable", dir);
+	else if (strcmp(own, mnt) == 0)
+		snprintf(buf, len, "%s is not writable by uid %u", own, (unsigned)getuid());
+	else
+		snprintf(buf, len, "no cgroup from %s up to %s is writable by uid %u", own, mnt,
+			 (unsigned)getuid());
+}
+
+static void cgroup_report(struct doctor *d, struct finding *f, const char *dir, const char *where,
+			  bool writable)
+{
+	char path[PATH_MAX + 32], *list;
+	bool mem, pids, cpu;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
+	list = read_text(path);
+	if (list)
+		list[strcspn(list, "\n")] = '\0';
+	mem = has_word(list, "memory");
+	pids = has_word(list, "pids");
+	cpu = has_word(list, "cpu");
+	d->no_cgroup_pids = !writable || !pids;
+	if (writable && mem && pids && cpu)
+		say(f, LVL_OK, NULL, "%s is writable with the memory, pids and cpu controllers", dir);
+	else
+		say(f, LVL_WARN, CGROUP_FIX, "%s; controllers: %s%s%s%s: " CGROUP_EFFECT, where,
+		    list && *list ? list : "none", mem ? "" : "; no memory", pids ? "" : "; no pids",
+		    cpu ? "" : "; no cpu");
+	free(list);
+}
+
+static void check_cgroup(struct doctor *d, struct finding *f)
+{
+	char dir[PATH_MAX], mnt[PATH_MAX], own[PATH_MAX], where[3 * PATH_MAX + 64];
+	bool writable;
+
+	d->no_cgroup_pids = true;
+	if (own_cgroup(dir, mnt) < 0) {
+		say(f, LVL_WARN, CGROUP_FIX, "no cgroup2 mount shows this process's cgroup: "
+		    CGROUP_EFFECT);
+		return;
+	}
+	memcpy(own, dir, sizeof(own));
+	writable = writable_ancestor(dir, mnt);
+	describe_writable(where, sizeof(where), own, mnt, writable ? dir : own, writable);
+	cgroup_report(d, f, writable ? dir : own, where, writable);
+}
+
+/* ---- the table and the verdict ---- */
+
+static const struct check checks[] = {
+	{ "userns", check_userns, NEED_NS },
+	{ "clone3", check_clone3, 0 },
+	{ "clone", check_clone, NEED_NS | NEED_LL },
+	{ "pidfd", check_pidfd, NEED_NS | NEED_LL },
+	{ "waitid", check_waitid, NEED_NS | NEED_LL },
+	{ "pidfd_send_signal", check_pidfd_send_signal, NEED_NS | NEED_LL },
+	{ "close_range", check_close_range, NEED_NS | NEED_LL },
+	{ "openat2", check_openat2, NEED_NS },
+	{ "proc", check_proc, NEED_NS },
+	{ "mount-api", check_mount_api, NEED_NS },
+	{ "memfd", check_memfd, NEED_NS },
+	{ "seccomp", check_seccomp, NEED_NS | NEED_LL },
+	{ "seccomp-notify", check_seccomp_notify, 0 },
+	{ "landlock", check_landlock, NEED_LL },
+	{ "cgroup", check_cgroup, 0 },
+	{ "rlimit-nproc", check_rlimit_nproc, 0 },
+};
+#define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
+
+static void print_finding(FILE *out, const char *name, const struct finding *f)
+{
+	fprintf(out, "%s %s: %s", level_words[f->level], name, f->detail);
+	if (f->level != LVL_OK)
+		fprintf(out, "; fix: %s", f->fix);
+	fputc('\n', out);
+	fflush(out);
+}
+
+static void verdict(const struct doctor *d, unsigned failed, struct finding *f)
+{
+	bool landlock_ok = d->landlock_ok && !(failed & NEED_LL);
+
+	if (!(failed & NEED_NS))
+		say(f, LVL_OK, NULL, "namespaces (`hutch COMMAND` runs in new user, mount and pid "
+		    "namespaces)");
+	else if (landlock_ok)
+		say(f, LVL_WARN, "make user namespaces work (see the FAIL lines) for the full sandbox",
+		    "landlock fallback (`hutch %sCOMMAND` runs without namespaces, confined by Landlock "
+		    "ABI %d and seccomp)",
+		    d->plan->fallback == FALLBACK_LANDLOCK ? "" : "--fallback=landlock ", d->landlock_abi);
+	else
+		say(f, LVL_FAIL, "fix the FAIL lines above", "none: hutch cannot run here");
+}
+
+int doctor_run(const struct plan *plan, FILE *out)
+{
+	struct doctor d = { .plan = plan };
+	struct finding f;
+	unsigned failed = 0;
+
+	for (size_t i = 0; i < N_CHECKS; i++) {
+		memset(&f, 0, sizeof(f));
+		checks[i].run(&d, &f);
+		if (f.level == LVL_FAIL)
+			failed |= checks[i].needed_by;
+		print_finding(out, checks[i].name, &f);
+	}
+	verdict(&d, failed, &f);
+	print_finding(out, "mode", &f);
+	return f.level == LVL_FAIL ? EXIT_CANNOT_RUN : 0;
+}

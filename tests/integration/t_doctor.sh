@@ -1,0 +1,149 @@
+# hutch --doctor: one line per check, tried for real; refusals simulated
+# as real machines cause them (a user namespace count of 0, a container's
+# seccomp profile, vm.memfd_noexec = 2).
+
+LINE_FORMAT='^(OK   [a-z0-9_-]+: .+|(WARN|FAIL) [a-z0-9_-]+: .+; fix: .+)$'
+NESTED="--profile none --ro-bind / / --proc /proc --dev /dev"
+
+# Every line of OUT has the documented format.
+assert_doctor_format() {
+	local bad
+	bad=$(printf '%s\n' "$1" | grep -Ev -- "$LINE_FORMAT" || true)
+	[ -z "$bad" ] || fail "lines out of format: [$bad]"
+	assert_match '^(OK  |WARN|FAIL) mode: ' "$(printf '%s\n' "$1" | tail -n 1)" "last line is the mode"
+}
+
+# assert_check OUT LEVEL NAME [REGEX]: the line of check NAME has LEVEL.
+assert_check() {
+	local line
+	line=$(printf '%s\n' "$1" | grep -E -- "^[A-Z ]{4} $3: " || true)
+	[ -n "$line" ] || fail "no line for $3 in [$1]"
+	assert_match "^$2 +$3: .*${4:-}" "$line" "$3"
+}
+
+# A seccomp policy as Docker's default profile behaves: clone3 gives
+# ENOSYS, clone and unshare with CLONE_NEWUSER give EPERM.
+write_container_policy() {
+	cat > "$T/container.policy" <<-'EOF'
+	default allow
+	deny clone3 ENOSYS
+	deny clone EPERM if arg0 & CLONE_NEWUSER == CLONE_NEWUSER
+	deny unshare EPERM if arg0 & CLONE_NEWUSER == CLONE_NEWUSER
+	EOF
+	chmod 0644 "$T/container.policy"
+}
+
+check_doctor_here() {
+	local out rc=0 name
+	out=$($AS "$H" --doctor) || rc=$?
+	assert_eq 0 "$rc" "exit status"
+	assert_doctor_format "$out"
+	for name in userns clone3 clone pidfd waitid pidfd_send_signal close_range openat2 proc \
+		mount-api memfd seccomp seccomp-notify landlock; do
+		assert_check "$out" OK "$name"
+	done
+	assert_check "$out" OK landlock "ABI [0-9]+"
+	assert_check "$out" WARN cgroup "controllers: hugetlb; no memory; no pids; no cpu"
+	assert_check "$out" OK mode "namespaces"
+	if [ "$AS" = as_root ]; then
+		assert_check "$out" WARN rlimit-nproc "not enforced for uid 0"
+	else
+		assert_check "$out" OK rlimit-nproc "counted per user namespace: .* RLIMIT_NPROC 8 forked 7"
+	fi
+	assert_eq 17 "$(printf '%s\n' "$out" | wc -l)" "one line per check and the mode"
+}
+test_doctor_here() { for_each_caller check_doctor_here; }
+
+# No mount, no process left behind; nothing on stderr.
+check_doctor_leaves_nothing() {
+	local before after
+	before=$(mountinfo_hash)
+	$AS env HUTCH_DOCTOR_TAG=doctor-leaves-nothing "$H" --doctor >/dev/null 2>"$T/err"
+	after=$(mountinfo_hash)
+	assert_eq "$before" "$after" "mount table"
+	assert_eq "" "$(processes_tagged doctor-leaves-nothing)" "processes left"
+	assert_eq "" "$(cat "$T/err")" "stderr"
+}
+test_doctor_leaves_nothing() { for_each_caller check_doctor_leaves_nothing; }
+
+# No call that could make a file, in the doctor or any of its children.
+test_doctor_creates_no_file() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	# LeakSanitizer (in an ASan build) cannot run under ptrace.
+	as_root env ASAN_OPTIONS=detect_leaks=0 strace -f -qq -o "$T/trace" -e trace=%file "$H" --doctor >/dev/null
+	local made
+	grep -q 'uid_map' "$T/trace" || fail "the trace misses the children's calls"
+	made=$(grep -E 'O_CREAT|O_TMPFILE| (mkdir|mkdirat|mknod|mknodat|symlink|symlinkat|link|linkat|rename|renameat|renameat2)\(' "$T/trace" |
+		grep -v ' = -1 ' || true)
+	assert_eq "" "$made" "calls that made a file"
+}
+
+# As root: a user namespace whose user.max_user_namespaces is 0.
+test_doctor_user_namespace_count_zero() {
+	local out rc=0
+	# The simulation is real: clone(CLONE_NEWUSER) fails with ENOSPC there.
+	out=$(as_root unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && unshare -U true' 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "unshare -U worked with user.max_user_namespaces = 0"
+	assert_match "No space left on device" "$out" "ENOSPC"
+	rc=0
+	out=$(as_root unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$1" --doctor' sh "$H") || rc=$?
+	assert_eq 0 "$rc" "exit status (the Landlock fallback is usable)"
+	assert_doctor_format "$out"
+	assert_check "$out" FAIL userns "clone\(CLONE_NEWUSER\) failed with ENOSPC: user.max_user_namespaces = 0; fix: sysctl -w user.max_user_namespaces=[0-9]+"
+	assert_check "$out" WARN mount-api "not tried"
+	assert_check "$out" WARN mode "landlock fallback"
+}
+
+# Docker's default seccomp profile, as a policy of an outer hutch.
+check_doctor_container_seccomp() {
+	local out rc=0
+	write_container_policy
+	out=$($AS "$H" $NESTED --seccomp-policy "$T/container.policy" "$H" --doctor 2>/dev/null) || rc=$?
+	assert_eq 0 "$rc" "exit status (the Landlock fallback is usable)"
+	assert_doctor_format "$out"
+	assert_check "$out" FAIL userns "clone\(CLONE_NEWUSER\) failed with EPERM under a seccomp filter.*; fix: run the container with --security-opt seccomp=unconfined"
+	assert_check "$out" WARN clone3 "clone3 is refused with ENOSYS"
+	assert_check "$out" OK clone
+	assert_check "$out" OK pidfd
+	assert_check "$out" WARN mode "landlock fallback"
+}
+test_doctor_container_seccomp() { for_each_caller check_doctor_container_seccomp; }
+
+# Neither user namespaces nor Landlock: hutch cannot run, exit 125.
+check_doctor_cannot_run() {
+	local out rc=0
+	write_container_policy
+	echo "deny landlock_create_ruleset ENOSYS" >> "$T/container.policy"
+	out=$($AS "$H" $NESTED --seccomp-policy "$T/container.policy" "$H" --doctor 2>/dev/null) || rc=$?
+	assert_eq 125 "$rc" "exit status"
+	assert_doctor_format "$out"
+	assert_check "$out" FAIL userns
+	assert_check "$out" FAIL landlock "no Landlock"
+	assert_check "$out" FAIL mode "none: hutch cannot run here"
+}
+test_doctor_cannot_run() { for_each_caller check_doctor_cannot_run; }
+
+# As root: a pid namespace whose vm.memfd_noexec is 2 (the sysctl is per
+# pid namespace and can only be raised), with its own /proc.
+test_doctor_memfd_noexec() {
+	local out rc=0
+	out=$(as_root unshare -pfm --mount-proc sh -c 'echo 2 > /proc/sys/vm/memfd_noexec && exec "$1" --doctor' sh "$H") || rc=$?
+	assert_eq 0 "$rc" "exit status (the Landlock fallback needs no memfd)"
+	assert_doctor_format "$out"
+	assert_check "$out" FAIL memfd "executable memfds are refused: vm.memfd_noexec = 2 .*; fix: sysctl -w vm.memfd_noexec=0$"
+	assert_check "$out" OK userns
+	assert_check "$out" OK proc
+	assert_check "$out" WARN mode "landlock fallback"
+}
+
+# As root: a new pid namespace that kept the host's /proc.
+test_doctor_proc_of_another_pid_namespace() {
+	local out rc=0
+	out=$(as_root unshare -pf "$H" --doctor) || rc=$?
+	assert_eq 0 "$rc" "exit status"
+	assert_doctor_format "$out"
+	assert_check "$out" FAIL proc "/proc belongs to another pid namespace.*; fix: mount a /proc of this pid namespace"
+	assert_check "$out" OK userns
+	assert_check "$out" OK pidfd
+	assert_check "$out" WARN mode "landlock fallback"
+}

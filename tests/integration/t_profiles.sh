@@ -1,0 +1,128 @@
+# The shipped profiles: a representative program under each, and one
+# thing each must forbid.  Run from a project directory in $T/work.
+
+# A small C project, writable by both callers.
+make_project() {
+	mkdir -p "$T/work/proj"
+	printf '#include <stdio.h>\nint main(void) { puts("built"); return 0; }\n' >"$T/work/proj/hello.c"
+	printf 'hello: hello.c\n\tcc -o hello hello.c\n' >"$T/work/proj/Makefile"
+	chmod -R a+rwX "$T/work/proj"
+}
+
+# in_project CMD...: run CMD as $AS from the project directory.
+in_project() {
+	$AS sh -c 'cd "$0" && exec "$@"' "$T/work/proj" "$@"
+}
+
+# A TCP listener on the host's loopback, accepting once: PORT is its
+# port; stop_listener ends it whether or not anyone connected.
+start_listener() {
+	exec {LFD}< <(exec python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True)
+c, _ = s.accept(); c.sendall(b"hello from the host\n"); c.close()')
+	LISTENER=$!
+	read -r PORT <&"$LFD"
+}
+stop_listener() {
+	kill "$LISTENER" 2>/dev/null || true
+	exec {LFD}<&-
+}
+
+CONNECT='import socket, sys
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", int(sys.argv[1]))); print(s.recv(100).decode().strip())
+except OSError as e:
+    print("refused:", e.errno)'
+
+check_ci_builds_and_has_no_network() {
+	make_project
+	local out
+	out=$(in_project "$T/hutch" --profile ci make 2>&1)
+	[ -x "$T/work/proj/hello" ] || fail "ci: make did not build into the current directory: $out"
+	assert_eq "built" "$("$T/work/proj/hello")" "ci: the build runs on the host"
+	start_listener
+	out=$(in_project "$T/hutch" --profile ci python3 -c "$CONNECT" "$PORT")
+	stop_listener
+	assert_match "^refused: " "$out" "ci: no network"
+	rm -f "$T/work/proj/hello"
+}
+test_profile_ci() { for_each_caller check_ci_builds_and_has_no_network; }
+
+check_build_writes_cwd_not_system() {
+	make_project
+	in_project "$T/hutch" --profile build make >/dev/null 2>&1
+	[ -x "$T/work/proj/hello" ] || fail "build: make did not build"
+	assert_match "Read-only file system" "$(in_project "$T/hutch" --profile build touch /usr/x 2>&1)" \
+		"build: /usr is read-only"
+	rm -f "$T/work/proj/hello"
+}
+test_profile_build() { for_each_caller check_build_writes_cwd_not_system; }
+
+check_default_python_readonly_cwd() {
+	make_project
+	assert_eq "3" "$(in_project "$T/hutch" python3 -c 'print(1 + 2)')" "default: python3 runs"
+	assert_match "Read-only file system" \
+		"$(in_project "$T/hutch" python3 -c 'open("x", "w")' 2>&1)" "default: the cwd is read-only"
+	[ ! -e "$T/work/proj/x" ] || fail "default: a file appeared in the cwd"
+}
+test_profile_default() { for_each_caller check_default_python_readonly_cwd; }
+
+# A decoder: base64 input bound read-only, output through fd 3.
+check_desktop_helper() {
+	make_project
+	printf 'aHV0Y2gK' >"$T/work/proj/in.b64"
+	chmod a+r "$T/work/proj/in.b64"
+	in_project sh -c '"$0" --profile desktop-helper --ro-bind "$1" /input \
+		--pass-fd 3 -- python3 -c "$3" 3>"$2"' "$T/hutch" "$T/work/proj/in.b64" "$T/out" \
+		'import base64, os; os.write(3, base64.b64decode(open("/input").read()))' 2>"$T/err"
+	assert_eq "hutch" "$(cat "$T/out")" "desktop-helper: decodes to the fd"
+	assert_match "PermissionError|Operation not permitted|errno 1" \
+		"$(in_project "$T/hutch" --profile desktop-helper python3 -c 'import socket; socket.socket()' 2>&1)" \
+		"desktop-helper: no sockets under the strict policy"
+}
+test_profile_desktop_helper() {
+	touch "$T/out"
+	chmod a+rw "$T/out"
+	for_each_caller check_desktop_helper
+}
+
+check_net_client() {
+	make_project
+	local out
+	start_listener
+	out=$(in_project "$T/hutch" --profile net-client python3 -c "$CONNECT" "$PORT")
+	stop_listener
+	assert_eq "hello from the host" "$out" "net-client: reaches a host listener"
+	assert_match "Read-only file system" "$(in_project "$T/hutch" --profile net-client touch x 2>&1)" \
+		"net-client: the cwd is read-only"
+}
+test_profile_net_client() { for_each_caller check_net_client; }
+
+test_profile_errors_name_file_and_line() {
+	local rc=0
+	printf 'ro-bind /usr /usr\nfrobnicate /x\n' >"$T/bad"
+	(cd "$T/work" && "$T/hutch" --profile "$T/bad" true) 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "unknown option in a profile"
+	assert_eq "hutch: parse: $T/bad:2: frobnicate: unknown option or not allowed in a profile" \
+		"$(cat "$T/err")" "message"
+	printf 'include %s\n' "$T/loop" >"$T/loop"
+	rc=0
+	(cd "$T/work" && "$T/hutch" --profile "$T/loop" true) 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "include loop"
+	assert_match "includes itself" "$(cat "$T/err")" "include loop message"
+}
+
+test_persistence_guard() {
+	local rc=0
+	(cd "$T/work" && env HOME="$T/work" "$T/hutch" --profile none --bind "$T/work" "$T/work" true) 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "a writable home"
+	assert_match "^hutch: parse: --bind $T/work \(command line\): would make $T/work/.config/hutch writable" \
+		"$(cat "$T/err")" "message names the option and the path"
+	rc=0
+	(cd "$T/work" && "$T/hutch" --bind "$T" /x true) 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "hutch's own binary"
+	assert_match "hutch's own binary" "$(cat "$T/err")" "binary message"
+}
