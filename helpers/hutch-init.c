@@ -341,6 +341,9 @@ static void run(void)
 		{ g.control_fd, POLLIN, 0 },
 	};
 
+	/* COMMAND may have ended before init took its signals: its SIGCHLD
+	 * is then gone, and only a look now finds the zombie. */
+	reap(WNOHANG);
 	while (!g.cmd_code) {
 		if (poll(p, 2, -1) < 0) {
 			fail("poll");

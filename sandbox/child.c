@@ -21,6 +21,7 @@
 #include "log.h"
 #include "policy.h"
 #include "pty.h"
+#include "report.h"
 #include "sandbox.h"
 #include "seal.h"
 
@@ -32,9 +33,11 @@ void child_fail(struct sandbox *sb, int status)
 {
 	size_t len = strlen(sb->err);
 
-	sb->err[len < sizeof(sb->err) - 1 ? len : len - 1] = '\n';
-	if (sb->log_pipe[1] >= 0 &&
-	    write(sb->log_pipe[1], sb->err, strlen(sb->err)) < 0)
+	if (len == sizeof(sb->err) - 1)
+		len--;
+	sb->err[len++] = '\n';
+	/* One write: the supervisor reads whole lines. */
+	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], sb->err, len) < 0)
 		_exit(status);
 	_exit(status);
 }
@@ -172,6 +175,8 @@ int stage_seal(struct sandbox *sb)
 		return stages_run(sb, WHO_COMMAND, "seal", NULL);
 	if (pipe2(sb->go_pipe, O_CLOEXEC) < 0)
 		return fail_errno(sb, "seal", "pipe", "go");
+	if (block_init_signals(sb) < 0)
+		return -1;
 	pid = fork_with_pidfd(&sb->command_fd);
 	if (pid < 0)
 		return fail_errno(sb, "seal", "fork", "COMMAND's process");
@@ -183,8 +188,6 @@ int stage_seal(struct sandbox *sb)
 	}
 	sb->command_pid = pid;
 	close_fd(&sb->go_pipe[0]);
-	if (block_init_signals(sb) < 0)
-		return -1;
 	mounts_release(&sb->ms);
 	return seal_exec_init(sb);
 }
@@ -227,7 +230,10 @@ int stage_policy(struct sandbox *sb)
 		return fail_errno(sb, "policy", "restore", "signal mask");
 	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
 		return -1;
-	if (policy_apply(plan, sb->policy, sb->err, sizeof(sb->err)) < 0)
+	/* The Landlock fallback's loop does not answer notifications. */
+	if (policy_apply_reporting(plan, sb->policy, sb->fallback ? NULL :
+				   report_send_listener, sb, sb->err,
+				   sizeof(sb->err)) < 0)
 		return -1;
 	if (landlock_scope_apply(sb) < 0)
 		return -1;

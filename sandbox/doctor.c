@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "resource_limits.h"
 #include "doctor.h"
 #include "landlock_scope.h"
 #include "sandbox.h"
@@ -44,9 +45,6 @@
 
 /* The parsers of /proc/self/cgroup and mountinfo, in resource_limits.c
  * (where the unit tests exercise them). */
-int limits_cgroup2_path(const char *text, char *path, size_t len);
-int limits_cgroup_dir(const char *mountinfo, const char *path, char *dir, size_t dirlen,
-		      char *mnt, size_t mntlen);
 
 #define EXIT_CANNOT_RUN 125
 #define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)

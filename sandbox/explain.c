@@ -2,7 +2,13 @@
 #include <sched.h>
 #include <stdio.h>
 
+#include "resource_limits.h"
 #include "explain.h"
+#include "landlock.h"
+#include "policy.h"
+#include "seccomp_policy.h"
+
+/* From resource_limits.c (to be declared in resource_limits.h). */
 
 static const struct { int flag; const char *name; } namespaces[] = {
 	{ CLONE_NEWUSER, "user" }, { CLONE_NEWNS, "mount" }, { CLONE_NEWPID, "pid" },
@@ -64,12 +70,32 @@ static void explain_process(const struct plan *plan, FILE *out)
 		"hutch init (sealed memfd)" : "none (no pid namespace)");
 }
 
+/* The seccomp policy, command-line rules included, in words. */
+static void explain_seccomp(const struct plan *plan, FILE *out)
+{
+	struct seccomp_policy *pol = NULL;
+	char err[1024];
+
+	if (!plan->seccomp_policy) {
+		fprintf(out, "seccomp policy: none\n");
+		return;
+	}
+	fprintf(out, "seccomp policy: %s\n", plan->seccomp_policy);
+	if (policy_load(plan, &pol, err, sizeof(err)) < 0) {
+		fprintf(out, "  cannot be read: %s\n", err);
+		return;
+	}
+	seccomp_policy_describe(pol, out);
+	if (plan->mode == MODE_HUTCH && !seccomp_policy_is_empty(pol))
+		fprintf(out, "  refused calls: answered by hutch, which counts them "
+			"(--report FILE: one line each)%s\n", plan->seccomp_log ?
+			"; also logged by the kernel" : "");
+	seccomp_policy_free(pol);
+}
+
 static void explain_policy(const struct plan *plan, FILE *out)
 {
-	fprintf(out, "seccomp policy: %s\n", plan->seccomp_policy ? plan->seccomp_policy : "none");
-	for (size_t i = 0; i < plan->n_syscall_rules; i++)
-		fprintf(out, "  %s %s\n", plan->syscall_rules[i].allow ? "allow" : "deny",
-			plan->syscall_rules[i].name);
+	explain_seccomp(plan, out);
 	fprintf(out, "capabilities: none");
 	for (int cap = 0; cap < 64; cap++)
 		if (plan->caps_add & (1ULL << cap))
@@ -85,6 +111,50 @@ static void explain_policy(const struct plan *plan, FILE *out)
 		plan->teardown_deadline);
 }
 
+static void explain_rlimit(const struct rlimit_setting *r, FILE *out)
+{
+	char soft[32], hard[32];
+
+	limits_format_rlimit(r->resource, r->soft, soft, sizeof(soft));
+	limits_format_rlimit(r->resource, r->hard, hard, sizeof(hard));
+	fprintf(out, "  rlimit %s %s", limits_rlimit_name(r->resource), soft);
+	if (r->hard != r->soft)
+		fprintf(out, ", hard %s", hard);
+	fprintf(out, "    (%s)\n", r->origin);
+}
+
+static void explain_cgroup_limits(const struct plan *plan, FILE *out)
+{
+	char v[32];
+
+	if (plan->pids > 0)
+		fprintf(out, "  pids %lld: RLIMIT_NPROC in the sandbox's user namespace (not "
+			"for a root caller), and pids.max where a cgroup v2 pids controller "
+			"is usable    (%s)\n", plan->pids,
+			plan->pids_origin ? plan->pids_origin : "?");
+	limits_format_bytes(plan->memory, v, sizeof(v));
+	if (plan->memory)
+		fprintf(out, "  memory %s: cgroup v2 memory.max (an error where none is usable)\n", v);
+	limits_format_bytes(plan->memory_swap, v, sizeof(v));
+	if (plan->memory_swap)
+		fprintf(out, "  memory-swap %s: cgroup v2 memory.swap.max\n", v);
+	limits_cpu_max(plan->cpu, v, sizeof(v));
+	if (plan->cpu > 0)
+		fprintf(out, "  cpu %g of one CPU: cgroup v2 cpu.max \"%s\"\n", plan->cpu, v);
+}
+
+/* Each limit, in force for COMMAND, and where it came from. */
+static void explain_limits(const struct plan *plan, FILE *out)
+{
+	bool any = plan->n_rlimits || plan->pids || plan->memory || plan->memory_swap ||
+		   plan->cpu > 0;
+
+	fprintf(out, "limits:%s\n", any ? "" : " none (the caller's rlimits)");
+	for (size_t i = 0; i < plan->n_rlimits; i++)
+		explain_rlimit(&plan->rlimits[i], out);
+	explain_cgroup_limits(plan, out);
+}
+
 int explain_plan(const struct plan *plan, FILE *out)
 {
 	fprintf(out, "mode: %s\n", plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
@@ -94,6 +164,8 @@ int explain_plan(const struct plan *plan, FILE *out)
 		explain_op(&plan->ops[i], out);
 	explain_process(plan, out);
 	explain_policy(plan, out);
+	landlock_explain(plan, out);
+	explain_limits(plan, out);
 	if (plan->argv) {
 		fprintf(out, "command:");
 		for (char **a = plan->argv; *a; a++)

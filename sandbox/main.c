@@ -14,6 +14,7 @@
 #include "explain.h"
 #include "resource_limits.h"
 #include "log.h"
+#include "policy.h"
 #include "pty.h"
 #include "report.h"
 #include "status.h"
@@ -86,6 +87,8 @@ static void finish(struct sandbox *sb)
 	limits_finish(sb);
 	report_finish(sb);
 	protocol_release(sb);
+	policy_ready_free(sb->policy);
+	sb->policy = NULL;
 }
 
 static int parse_failure(struct plan *plan, const char *err)
@@ -130,12 +133,14 @@ static int run(struct plan *plan)
 		finish(&sb);
 		print_message(plan, sb.err);
 		status_exited(&sb, failure_status(plan));
+		limits_release(&sb);
 		return failure_status(plan);
 	}
 	finish(&sb);
 	print_log(&sb);
 	status = supervise_exit_status(&sb);
 	status_exited(&sb, status);
+	limits_release(&sb);
 	if (sb.run.timed_out && plan->mode == MODE_HUTCH) {
 		char msg[128];
 

@@ -9,6 +9,7 @@
 #include <linux/keyctl.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,10 @@ struct policy_ready {
 	struct seccomp_policy *policy;	/* NULL in bwrap mode */
 	struct sock_filter *bpf;	/* NULL: no filter to load */
 	size_t n_insns;
+	struct sock_filter *notify;	/* bpf with refusals notified, or NULL */
+	size_t n_notify;
+	struct sock_filter *late;	/* the hand-over calls' refusals, or NULL */
+	size_t n_late;
 	bool join_session_keyring;
 	unsigned long long keep_caps;	/* caps_add minus caps_drop */
 	cap_t caps;			/* keep_caps in E, P and I */
@@ -32,9 +37,8 @@ struct policy_ready {
 
 /* ---- in the supervisor ---- */
 
-/* The named policy, then the command line's rules on top. */
-static int load_policy(const struct plan *plan, struct seccomp_policy **out,
-		       char *err, size_t errlen)
+int policy_load(const struct plan *plan, struct seccomp_policy **out,
+		char *err, size_t errlen)
 {
 	struct seccomp_action action;
 
@@ -94,6 +98,86 @@ static int compile_filter(const struct seccomp_policy *pol,
 	rc = export_bpf(ctx, ready, err, errlen);
 	seccomp_release(ctx);
 	return rc;
+}
+
+/* The syscalls COMMAND's process makes between loading the notifying
+ * filter and handing its listener to the supervisor: a refusal notified
+ * then would wait for an answer that cannot come. */
+static const int hand_over_calls[] = { __NR_sendmsg, __NR_seccomp };
+static const char *const hand_over_names[] = { "sendmsg", "seccomp" };
+
+#define PREFIX_LEN 6
+
+/* PROG behind a prefix that sends the native hand-over calls one way and
+ * every other call the other: to ALLOW when HAND_OVER_ALLOWED, else to
+ * PROG; other ABIs always to PROG, which kills them. */
+static struct sock_filter *behind_prefix(const struct sock_filter *prog,
+					 size_t n, bool hand_over_allowed)
+{
+	const struct sock_filter prefix[PREFIX_LEN] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)hand_over_calls[0],
+			 hand_over_allowed ? 1 : 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)hand_over_calls[1],
+			 hand_over_allowed ? 0 : 1, hand_over_allowed ? 1 : 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_filter *out = malloc((PREFIX_LEN + n) * sizeof *out);
+
+	if (!out)
+		return NULL;
+	memcpy(out, prefix, sizeof prefix);
+	memcpy(out + PREFIX_LEN, prog, n * sizeof *out);
+	return out;
+}
+
+/* Every refusal of PROG (SECCOMP_RET_ERRNO) becomes a notification to the
+ * supervisor, which answers with the same errno (policy_refusal). */
+static void notify_refusals(struct sock_filter *prog, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (prog[i].code == (BPF_RET | BPF_K) &&
+		    (prog[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO)
+			prog[i].k = SECCOMP_RET_USER_NOTIF;
+}
+
+static bool hand_over_always_allowed(const struct seccomp_policy *pol)
+{
+	for (size_t i = 0; i < sizeof hand_over_names / sizeof *hand_over_names;
+	     i++)
+		if (!seccomp_policy_always_allows(pol, hand_over_names[i]))
+			return false;
+	return true;
+}
+
+/* The two filters that together do what READY->bpf does, refusals
+ * notified: NOTIFY, loaded with the listener, lets the hand-over calls
+ * through; LATE, loaded after the hand-over, refuses those of them the
+ * policy refuses.  Without them (a filter too long for the prefix),
+ * refusals are not reported. */
+static int prepare_reporting(struct policy_ready *ready, char *err,
+			     size_t errlen)
+{
+	bool late_needed = !hand_over_always_allowed(ready->policy);
+	size_t n = ready->n_insns + PREFIX_LEN;
+
+	if (n > BPF_MAXINSNS)
+		return 0;
+	ready->notify = behind_prefix(ready->bpf, ready->n_insns, true);
+	if (late_needed)
+		ready->late = behind_prefix(ready->bpf, ready->n_insns, false);
+	if (!ready->notify || (late_needed && !ready->late)) {
+		snprintf(err, errlen, "seccomp: filter: out of memory");
+		return -1;
+	}
+	ready->n_notify = n;
+	ready->n_late = late_needed ? n : 0;
+	notify_refusals(ready->notify + PREFIX_LEN, ready->n_insns);
+	return 0;
 }
 
 /* Upper-case name of capability CAP into BUF, for messages. */
@@ -181,12 +265,15 @@ int policy_prepare(const struct plan *plan, struct policy_ready **out,
 		goto fail;
 	}
 	if (plan->seccomp_policy) {
-		if (load_policy(plan, &ready->policy, err, errlen) < 0)
+		if (policy_load(plan, &ready->policy, err, errlen) < 0)
 			goto fail;
 		ready->join_session_keyring =
 			!seccomp_policy_refuses(ready->policy, "keyctl");
 		if (!seccomp_policy_is_empty(ready->policy) &&
 		    compile_filter(ready->policy, ready, err, errlen) < 0)
+			goto fail;
+		if (ready->bpf && plan->mode == MODE_HUTCH &&
+		    prepare_reporting(ready, err, errlen) < 0)
 			goto fail;
 	}
 	*out = ready;
@@ -202,6 +289,8 @@ void policy_ready_free(struct policy_ready *ready)
 		return;
 	seccomp_policy_free(ready->policy);
 	free(ready->bpf);
+	free(ready->notify);
+	free(ready->late);
 	if (ready->caps)
 		cap_free(ready->caps);
 	free(ready);
@@ -224,6 +313,27 @@ const void *policy_ready_bpf(const struct policy_ready *ready, size_t *n_insns)
 {
 	*n_insns = ready->n_insns;
 	return ready->bpf;
+}
+
+void policy_ready_programs(const struct policy_ready *ready,
+			   struct policy_programs *out)
+{
+	out->notify = ready->notify;
+	out->n_notify = ready->n_notify;
+	out->late = ready->late;
+	out->n_late = ready->n_late;
+}
+
+int policy_refusal(const struct policy_ready *ready, int nr,
+		   const uint64_t args[6], const char **source)
+{
+	struct seccomp_action action;
+
+	*source = NULL;
+	if (!ready->policy)
+		return 0;
+	action = seccomp_policy_decide(ready->policy, nr, args, source);
+	return action.allow ? 0 : action.errnum;
 }
 
 /* ---- in COMMAND's process ---- */
@@ -356,25 +466,79 @@ static int apply_caps(const struct policy_ready *ready, char *err,
 	return 0;
 }
 
-/* The filter confines COMMAND and everything it starts. */
-static int load_filter(const struct policy_ready *ready, char *err,
-		       size_t errlen)
+/* Load N instructions with FLAGS: 0, the listener's fd, or -1 (errno). */
+static int load_program(const struct sock_filter *insns, size_t n,
+			unsigned flags)
 {
 	struct sock_fprog prog = {
-		.len = (unsigned short)ready->n_insns,
-		.filter = ready->bpf,
+		.len = (unsigned short)n,
+		.filter = (struct sock_filter *)insns,
 	};
 
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
-		return 0;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+static int filter_error(char *err, size_t errlen)
+{
 	snprintf(err, errlen, "seccomp: filter: %s", strerror(errno));
 	return -1;
 }
 
-int policy_apply(const struct plan *plan, const struct policy_ready *ready,
-		 char *err, size_t errlen)
+/* A filter confines COMMAND and everything it starts. */
+static int load_filter(const struct sock_filter *insns, size_t n,
+		       unsigned flags, char *err, size_t errlen)
 {
-	(void)plan;	/* everything it needs was prepared from it */
+	return load_program(insns, n, flags) < 0 ? filter_error(err, errlen) : 0;
+}
+
+static unsigned log_flag(bool log)
+{
+	return log ? SECCOMP_FILTER_FLAG_LOG : 0;
+}
+
+/* Only one listener may exist in a filter chain: under a filter that has
+ * one (a sandbox inside a sandbox), the plain filter, with refusals
+ * logged by the kernel when they were to be reported. */
+static int load_nested(const struct plan *plan,
+		       const struct policy_ready *ready,
+		       policy_hand_over_fn hand_over, struct sandbox *sb,
+		       char *err, size_t errlen)
+{
+	bool log = plan->seccomp_log || plan->report_path ||
+		   plan->report_fd >= 0;
+
+	if (hand_over(sb, -EBUSY) < 0)
+		return -1;
+	return load_filter(ready->bpf, ready->n_insns, log_flag(log), err,
+			   errlen);
+}
+
+/* The notifying filter, its listener handed to the supervisor (who
+ * answers every refusal from then on), then the late filter. */
+static int load_reporting(const struct plan *plan,
+			  const struct policy_ready *ready,
+			  policy_hand_over_fn hand_over, struct sandbox *sb,
+			  char *err, size_t errlen)
+{
+	unsigned flags = log_flag(plan->seccomp_log);
+	int listener = load_program(ready->notify, ready->n_notify,
+				    flags | SECCOMP_FILTER_FLAG_NEW_LISTENER);
+
+	if (listener < 0 && errno == EBUSY)
+		return load_nested(plan, ready, hand_over, sb, err, errlen);
+	if (listener < 0)
+		return filter_error(err, errlen);
+	if (hand_over(sb, listener) < 0)
+		return -1;
+	if (!ready->late)
+		return 0;
+	return load_filter(ready->late, ready->n_late, flags, err, errlen);
+}
+
+/* Keyring, capabilities, no_new_privs: everything before the filter. */
+static int apply_process(const struct policy_ready *ready, char *err,
+			 size_t errlen)
+{
 	if (ready->join_session_keyring &&
 	    join_session_keyring(err, errlen) < 0)
 		return -1;
@@ -387,9 +551,30 @@ int policy_apply(const struct plan *plan, const struct policy_ready *ready,
 			 strerror(errno));
 		return -1;
 	}
-	if (ready->bpf && load_filter(ready, err, errlen) < 0)
-		return -1;
 	return 0;
+}
+
+int policy_apply(const struct plan *plan, const struct policy_ready *ready,
+		 char *err, size_t errlen)
+{
+	if (apply_process(ready, err, errlen) < 0)
+		return -1;
+	if (!ready->bpf)
+		return 0;
+	return load_filter(ready->bpf, ready->n_insns,
+			   log_flag(plan->seccomp_log), err, errlen);
+}
+
+int policy_apply_reporting(const struct plan *plan,
+			   const struct policy_ready *ready,
+			   policy_hand_over_fn hand_over, struct sandbox *sb,
+			   char *err, size_t errlen)
+{
+	if (!ready->notify || !hand_over)
+		return policy_apply(plan, ready, err, errlen);
+	if (apply_process(ready, err, errlen) < 0)
+		return -1;
+	return load_reporting(plan, ready, hand_over, sb, err, errlen);
 }
 
 /* ---- names, for the option parser ---- */

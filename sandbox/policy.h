@@ -10,10 +10,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "plan.h"
 
 struct policy_ready;
+struct sandbox;
+struct seccomp_policy;
 
 /* In plan->caps_add (where --cap-add ALL sets all 64 bits): every
  * capability that can be kept, i.e. those in hutch's bounding set. */
@@ -37,7 +40,46 @@ int policy_prepare(const struct plan *plan, struct policy_ready **out,
 int policy_apply(const struct plan *plan, const struct policy_ready *ready,
 		 char *err, size_t errlen);
 
+/* policy_apply for hutch mode, where the supervisor answers every refusal
+ * and records it: refusals become seccomp user notifications (the filter is
+ * loaded with SECCOMP_FILTER_FLAG_NEW_LISTENER) and HAND_OVER(SB, fd) must
+ * pass the listener to the supervisor and close it; nothing else happens in
+ * between.  Under a filter that has a listener already (a nested sandbox),
+ * HAND_OVER(SB, -EBUSY) is told so and the plain filter is loaded, logged
+ * by the kernel with --report or --seccomp-log.  Without a filter, or with
+ * a policy prepared outside hutch mode, the same as policy_apply. */
+typedef int (*policy_hand_over_fn)(struct sandbox *sb, int listener);
+int policy_apply_reporting(const struct plan *plan,
+			   const struct policy_ready *ready,
+			   policy_hand_over_fn hand_over, struct sandbox *sb,
+			   char *err, size_t errlen);
+
 void policy_ready_free(struct policy_ready *ready);
+
+/* The named policy with the command line's rules on top (for --explain).
+ * Returns 0 and *OUT (seccomp_policy_free), or -1 after writing into ERR. */
+int policy_load(const struct plan *plan, struct seccomp_policy **out,
+		char *err, size_t errlen);
+
+/* The errno the policy refuses native syscall NR with, given its ARGS (as
+ * a seccomp notification carries them), with *SOURCE the deciding line;
+ * 0 (and *SOURCE NULL without a policy) when the policy allows it. */
+int policy_refusal(const struct policy_ready *ready, int nr,
+		   const uint64_t args[6], const char **source);
+
+/* The filters policy_apply_reporting loads (NULL and 0 when absent):
+ * NOTIFY is the compiled filter with refusals turned into notifications,
+ * behind a prefix letting the hand-over calls (sendmsg, seccomp) through;
+ * LATE, loaded after the hand-over, refuses those calls as the policy does
+ * and allows everything else.  For tests. */
+struct policy_programs {
+	const void *notify;
+	size_t n_notify;
+	const void *late;
+	size_t n_late;
+};
+void policy_ready_programs(const struct policy_ready *ready,
+			   struct policy_programs *out);
 
 /* Does the effective policy let SYSCALL through for some arguments? */
 bool policy_allows(const struct policy_ready *ready, const char *syscall);

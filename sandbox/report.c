@@ -1,7 +1,675 @@
+/* Violation reports.  In hutch mode the policy's refusals are seccomp user
+ * notifications: COMMAND's process loads the filter with a listener and
+ * hands it over the report socket (SCM_RIGHTS); the supervisor polls it
+ * with everything else, answers each refusal with the policy's errno, and
+ * writes one JSON line per refusal to --report FILE or --report-fd FD, at
+ * most RATE a second (the rest are counted).  At exit, one line on stderr
+ * says how many actions were refused. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
 #include "report.h"
 #include "sandbox.h"
 
-int report_prepare(struct sandbox *sb) { (void)sb; return 0; }
-void report_started(struct sandbox *sb) { (void)sb; }
-int report_send_listener(struct sandbox *sb, int listener) { (void)sb; (void)listener; return 0; }
-void report_finish(struct sandbox *sb) { (void)sb; }
+#define BATCH 64		/* notifications answered per poll wakeup */
+#define RATE 100.0		/* report lines a second, on average */
+#define BURST 100.0		/* report lines written at once at most */
+#define LINE_MAX_LEN 2048
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS	/* Linux 6.6, newer than our headers */
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+#define TAG_LISTENER 'L'	/* the message carries the listener */
+#define TAG_NESTED 'N'		/* no listener: one exists already */
+
+struct report_state {
+	int out;		/* the report, or -1 */
+	bool out_regular;	/* a regular file: writing never waits */
+	char *out_name;		/* "FILE" or "fd N", for messages */
+	int listener;		/* seccomp listener, or -1 */
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	size_t req_size, resp_size;
+	unsigned long long refused;	/* refusals answered */
+	unsigned long long written;	/* of them, lines in the report */
+	double tokens;		/* lines that may be written now */
+	double refilled_at;	/* CLOCK_MONOTONIC of the last refill */
+	char *first;		/* "NAME, FILE:LINE" of the first refusal */
+	bool write_failed;	/* said so once */
+};
+
+/* One refusal, as the report line shows it. */
+struct refusal {
+	const struct seccomp_notif *req;
+	int errnum;
+	const char *source;
+	pid_t pid_inside;	/* 0: unknown */
+	char comm[64];		/* "" when unknown */
+};
+
+static int report_fail(struct sandbox *sb, const char *object, int errnum)
+{
+	snprintf(sb->err, sizeof(sb->err), "report: %s: %s", object,
+		 strerror(errnum));
+	return -1;
+}
+
+static void report_warn(struct sandbox *sb, const char *object,
+			const char *reason)
+{
+	char msg[4200];
+
+	snprintf(msg, sizeof(msg), "report: %s: %s", object, reason);
+	log_line(sb->plan->prog, msg);
+}
+
+static double monotonic_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- prepare: the report and the socket ---- */
+
+static int open_output(struct sandbox *sb, struct report_state *r)
+{
+	const struct plan *plan = sb->plan;
+	struct stat st;
+
+	if (plan->report_path) {
+		r->out_name = strdup(plan->report_path);
+		r->out = open(plan->report_path, O_WRONLY | O_CREAT | O_TRUNC |
+			      O_CLOEXEC | O_NOCTTY, 0666);
+	} else if (plan->report_fd >= 0) {
+		if (asprintf(&r->out_name, "fd %d", plan->report_fd) < 0)
+			r->out_name = NULL;
+		/* A copy of our own: the caller's fd number stays untouched. */
+		r->out = fcntl(plan->report_fd, F_DUPFD_CLOEXEC, 3);
+	} else {
+		return 0;
+	}
+	if (!r->out_name)
+		return report_fail(sb, "report", ENOMEM);
+	if (r->out < 0 || fstat(r->out, &st) < 0)
+		return report_fail(sb, r->out_name, errno);
+	if ((fcntl(r->out, F_GETFL) & O_ACCMODE) == O_RDONLY)
+		return report_fail(sb, r->out_name, EBADF);
+	r->out_regular = S_ISREG(st.st_mode);
+	return 0;
+}
+
+/* Buffers as large as the running kernel's notification structures. */
+static int alloc_notif(struct sandbox *sb, struct report_state *r)
+{
+	struct seccomp_notif_sizes sizes = { 0 };
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		return report_fail(sb, "seccomp notification sizes", errno);
+	r->req_size = sizes.seccomp_notif > sizeof(*r->req) ?
+		      sizes.seccomp_notif : sizeof(*r->req);
+	r->resp_size = sizes.seccomp_notif_resp > sizeof(*r->resp) ?
+		       sizes.seccomp_notif_resp : sizeof(*r->resp);
+	r->req = calloc(1, r->req_size);
+	r->resp = calloc(1, r->resp_size);
+	return r->req && r->resp ? 0 : report_fail(sb, "notification", ENOMEM);
+}
+
+int report_prepare(struct sandbox *sb)
+{
+	struct report_state *r;
+
+	if (sb->plan->mode != MODE_HUTCH)
+		return 0;	/* bwrap mode: bwrap has no reports */
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return report_fail(sb, "report", ENOMEM);
+	sb->report = r;
+	r->out = r->listener = -1;
+	r->tokens = BURST;
+	r->refilled_at = monotonic_now();
+	if (open_output(sb, r) < 0 || alloc_notif(sb, r) < 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+		       sb->report_sock) < 0)
+		return report_fail(sb, "socketpair", errno);
+	return 0;
+}
+
+/* ---- COMMAND's process: hand the listener over ---- */
+
+static int send_message(int sock, char tag, int fd)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} control;
+	struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cmsg;
+
+	if (fd >= 0) {
+		memset(&control, 0, sizeof(control));
+		msg.msg_control = control.buf;
+		msg.msg_controllen = sizeof(control.buf);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int report_send_listener(struct sandbox *sb, int listener)
+{
+	int errnum;
+
+	if (listener == -EBUSY) {
+		/* Only a note: a lost one costs the warning, nothing else. */
+		if (sb->report_sock[1] >= 0)
+			(void)send_message(sb->report_sock[1], TAG_NESTED, -1);
+		return 0;
+	}
+	if (listener < 0)
+		return 0;
+	errnum = sb->report_sock[1] < 0 ? ENOTCONN : 0;
+	if (!errnum && send_message(sb->report_sock[1], TAG_LISTENER,
+				    listener) < 0)
+		errnum = errno;
+	/* COMMAND must not keep it: it could answer its own refusals. */
+	close(listener);
+	return errnum ? report_fail(sb, "listener", errnum) : 0;
+}
+
+/* ---- supervisor: answer the notifications ---- */
+
+/* Refill the token bucket; true if a line may be written now. */
+static bool take_token(struct report_state *r)
+{
+	double now = monotonic_now();
+
+	r->tokens += (now - r->refilled_at) * RATE;
+	if (r->tokens > BURST)
+		r->tokens = BURST;
+	r->refilled_at = now;
+	if (r->tokens < 1.0)
+		return false;
+	r->tokens -= 1.0;
+	return true;
+}
+
+/* Up to LEN - 1 bytes of the file NAME in the directory DIR. */
+static ssize_t read_at(int dir, const char *name, char *buf, size_t len)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* The pid in the sandbox's pid namespace, from the "NSpid:" line: its
+ * first field is the pid as /proc sees it (checked against the
+ * notification's), the next one the pid a level down, in the sandbox. */
+static pid_t pid_inside(int dir, pid_t outside)
+{
+	char status[4096];
+	char *line;
+	long first, second;
+	int n;
+
+	if (read_at(dir, "status", status, sizeof(status)) <= 0)
+		return 0;
+	line = strstr(status, "\nNSpid:");
+	if (!line)
+		return 0;
+	n = sscanf(line + 7, "%ld %ld", &first, &second);
+	if (n < 1 || first != outside)
+		return 0;	/* this /proc is another pid namespace's */
+	return (pid_t)(n == 2 ? second : first);
+}
+
+/* Pid inside and command of the refused process.  The notification's pid
+ * may be reused once the process dies: the /proc directory is trusted only
+ * if the notification is still pending after it was opened. */
+static void describe_process(struct report_state *r, struct refusal *ev)
+{
+	char path[32];
+	__u64 id = ev->req->id;
+	int dir;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)ev->req->pid);
+	dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0) {
+		ev->pid_inside = pid_inside(dir, (pid_t)ev->req->pid);
+		if (read_at(dir, "comm", ev->comm, sizeof(ev->comm)) > 0)
+			ev->comm[strcspn(ev->comm, "\n")] = '\0';
+	}
+	close(dir);
+}
+
+/* S as a JSON string (bytes outside printable ASCII as \u00XX). */
+static void json_string(char *buf, size_t len, const char *s)
+{
+	size_t used = 0;
+
+	used += (size_t)snprintf(buf, len, "\"");
+	for (; *s && used + 8 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			used += (size_t)snprintf(buf + used, len - used, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "\\u%04x", c);
+		else
+			buf[used++] = (char)c;
+	}
+	snprintf(buf + used, len - used, "\"");
+}
+
+/* "2025-01-31T12:00:00.123456Z" */
+static void iso_time(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%06ldZ", ts.tv_nsec / 1000);
+}
+
+static void json_args(char *buf, size_t len, const __u64 *args)
+{
+	snprintf(buf, len, "[\"0x%llx\",\"0x%llx\",\"0x%llx\",\"0x%llx\","
+		 "\"0x%llx\",\"0x%llx\"]", (unsigned long long)args[0],
+		 (unsigned long long)args[1], (unsigned long long)args[2],
+		 (unsigned long long)args[3], (unsigned long long)args[4],
+		 (unsigned long long)args[5]);
+}
+
+/* A JSON value for S: the string, or null. */
+static void json_or_null(char *buf, size_t len, const char *s)
+{
+	if (s && *s)
+		json_string(buf, len, s);
+	else
+		snprintf(buf, len, "null");
+}
+
+static int format_line(const struct refusal *ev, char *line, size_t len)
+{
+	char when[40], comm[400], name[160], source[600], args[160], pid[24];
+	char *syscall_name = seccomp_syscall_resolve_num_arch(
+		SCMP_ARCH_NATIVE, ev->req->data.nr);
+	const char *errname = strerrorname_np(ev->errnum);
+	int n;
+
+	iso_time(when, sizeof(when));
+	json_or_null(comm, sizeof(comm), ev->comm);
+	json_or_null(name, sizeof(name), syscall_name);
+	json_or_null(source, sizeof(source), ev->source);
+	json_args(args, sizeof(args), ev->req->data.args);
+	if (ev->pid_inside > 0)
+		snprintf(pid, sizeof(pid), "%d", (int)ev->pid_inside);
+	else
+		snprintf(pid, sizeof(pid), "null");
+	n = snprintf(line, len, "{\"time\":\"%s\",\"pid_inside\":%s,"
+		     "\"pid_outside\":%u,\"command\":%s,\"syscall\":%s,"
+		     "\"nr\":%d,\"args\":%s,\"errno\":\"%s\",\"rule\":%s}\n",
+		     when, pid, (unsigned)ev->req->pid, comm, name,
+		     ev->req->data.nr, args, errname ? errname : "?", source);
+	free(syscall_name);
+	return n < (int)len ? n : (int)len - 1;
+}
+
+/* Write LEN bytes without ever waiting (a pipe nobody reads, a full
+ * socket) and without SIGPIPE, which would kill the supervisor.  0, or -1
+ * with errno (EAGAIN: not writable now). */
+static int write_nowait(struct report_state *r, const char *buf, size_t len)
+{
+	struct pollfd pfd = { .fd = r->out, .events = POLLOUT };
+	const struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old;
+	ssize_t n;
+
+	if (!r->out_regular && (poll(&pfd, 1, 0) != 1 || pfd.revents != POLLOUT)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	n = write(r->out, buf, len);
+	if (n < 0 && errno == EPIPE)
+		sigtimedwait(&pipe_set, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (n >= 0 && (size_t)n < len)
+		errno = ENOSPC;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static void write_line(struct sandbox *sb, const struct refusal *ev)
+{
+	struct report_state *r = sb->report;
+	char line[LINE_MAX_LEN];
+	int n = format_line(ev, line, sizeof(line));
+
+	if (write_nowait(r, line, (size_t)n) == 0) {
+		r->written++;
+	} else if (errno != EAGAIN && !r->write_failed) {
+		r->write_failed = true;
+		report_warn(sb, r->out_name, strerror(errno));
+	}
+}
+
+/* The first refusal, for the summary without a report. */
+static void remember_first(struct report_state *r, const struct refusal *ev)
+{
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
+						      ev->req->data.nr);
+
+	if (asprintf(&r->first, "%s, %s", name ? name : "an unknown syscall",
+		     ev->source ? ev->source : "the filter") < 0)
+		r->first = NULL;
+	free(name);
+}
+
+/* The errno the policy gives this call.  The supervisor only ever
+ * refuses: what the policy would allow is refused too (the filter and the
+ * policy disagree, a bug), and it never lets a call continue, which would
+ * trust arguments the process can still change. */
+static int refusal_errno(struct sandbox *sb, const struct seccomp_notif *req,
+			 const char **source)
+{
+	int errnum = 0;
+
+	*source = NULL;
+	if (req->data.arch == seccomp_arch_native())
+		errnum = policy_refusal(sb->policy, req->data.nr,
+					(const uint64_t *)req->data.args,
+					source);
+	return errnum > 0 ? errnum : EPERM;
+}
+
+static bool answer(struct report_state *r, const struct seccomp_notif *req,
+		   int errnum)
+{
+	memset(r->resp, 0, r->resp_size);
+	r->resp->id = req->id;
+	r->resp->error = -errnum;
+	return ioctl(r->listener, SECCOMP_IOCTL_NOTIF_SEND, r->resp) == 0;
+}
+
+/* Receive one notification, answer it, record it. */
+static void answer_one(struct sandbox *sb)
+{
+	struct report_state *r = sb->report;
+	struct refusal ev = { .req = r->req };
+	bool line;
+
+	memset(r->req, 0, r->req_size);
+	if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_RECV, r->req) < 0)
+		return;	/* the caller died or was interrupted meanwhile */
+	ev.errnum = refusal_errno(sb, r->req, &ev.source);
+	line = r->out >= 0 && take_token(r);
+	if (line)
+		describe_process(r, &ev);
+	if (!answer(r, r->req, ev.errnum))
+		return;	/* gone: the call never returned */
+	if (r->refused++ == 0)
+		remember_first(r, &ev);
+	if (line)
+		write_line(sb, &ev);
+}
+
+static bool notification_pending(int listener)
+{
+	struct pollfd pfd = { .fd = listener, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN);
+}
+
+static void stop_listening(struct sandbox *sb)
+{
+	struct report_state *r = sb->report;
+
+	supervise_remove_source(sb, r->listener);
+	close(r->listener);
+	r->listener = -1;
+}
+
+/* A bounded batch per wakeup: a flood never starves the rest of the loop.
+ * RECV blocks when nothing is pending, so it runs only after poll says. */
+static void on_listener(struct sandbox *sb, short revents)
+{
+	struct report_state *r = sb->report;
+
+	if (!(revents & POLLIN)) {
+		if (revents & (POLLHUP | POLLERR | POLLNVAL))
+			stop_listening(sb);	/* no process uses the filter */
+		return;
+	}
+	for (int i = 0; i < BATCH; i++) {
+		if (i > 0 && !notification_pending(r->listener))
+			break;
+		answer_one(sb);
+	}
+}
+
+/* Only a seccomp listener is polled and answered: any other fd that came
+ * over the socket is closed, never read or waited on. */
+static bool is_listener(int fd)
+{
+	char path[32], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:seccomp notify") == 0;
+}
+
+static void start_listening(struct sandbox *sb, int fd)
+{
+	struct report_state *r = sb->report;
+
+	if (!is_listener(fd)) {
+		close(fd);
+		report_warn(sb, "listener", "not a seccomp listener");
+		return;
+	}
+	r->listener = fd;
+	/* The refused process and the supervisor take turns: waking one on
+	 * the other's CPU makes each round trip several times shorter.  An
+	 * older kernel only lacks the speed. */
+	(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	if (supervise_add_source(sb, fd, POLLIN, on_listener) < 0) {
+		/* Unpolled, it would leave refused calls waiting forever;
+		 * closed, they fail with ENOSYS. */
+		close(fd);
+		r->listener = -1;
+		report_warn(sb, "listener", "too many poll sources");
+	}
+}
+
+/* Close the fds of every SCM_RIGHTS message in MSG but the first fd. */
+static int take_fd(struct msghdr *msg)
+{
+	int fd = -1;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fd < 0)
+				fd = got;
+			else
+				close(got);
+		}
+	}
+	return fd;
+}
+
+static ssize_t receive(int sock, char *tag, int *fd)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} control;
+	struct iovec iov = { .iov_base = tag, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+	};
+	ssize_t n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	*fd = n >= 0 ? take_fd(&msg) : -1;
+	return n;
+}
+
+static void stop_socket(struct sandbox *sb)
+{
+	supervise_remove_source(sb, sb->report_sock[0]);
+	close(sb->report_sock[0]);
+	sb->report_sock[0] = -1;
+}
+
+/* The one message COMMAND's process sends: the listener, or a note that
+ * none could be made.  EOF: no filter (or COMMAND never got that far).
+ * The socket closes after it: nothing sent later is ever read. */
+static void on_socket(struct sandbox *sb, short revents)
+{
+	struct report_state *r = sb->report;
+	char tag = 0;
+	int fd = -1;
+	ssize_t n;
+
+	(void)revents;
+	n = receive(sb->report_sock[0], &tag, &fd);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	stop_socket(sb);
+	if (n == 1 && tag == TAG_LISTENER && fd >= 0) {
+		start_listening(sb, fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (n == 1 && tag == TAG_NESTED && r->out >= 0)
+		log_line(sb->plan->prog, "report: a seccomp listener already "
+			 "exists (nested sandbox?): refused calls are logged "
+			 "by the kernel instead");
+}
+
+void report_started(struct sandbox *sb)
+{
+	struct report_state *r = sb->report;
+
+	if (!r || sb->report_sock[0] < 0)
+		return;
+	close(sb->report_sock[1]);
+	sb->report_sock[1] = -1;
+	if (supervise_add_source(sb, sb->report_sock[0], POLLIN,
+				 on_socket) < 0) {
+		report_warn(sb, "socket", "too many poll sources");
+		stop_socket(sb);
+	}
+}
+
+/* ---- at exit ---- */
+
+static void write_dropped(struct report_state *r)
+{
+	char when[40], line[256];
+	int n;
+
+	iso_time(when, sizeof(when));
+	n = snprintf(line, sizeof(line), "{\"time\":\"%s\",\"refused\":%llu,"
+		     "\"dropped\":%llu,\"reason\":\"more than %g lines a "
+		     "second\"}\n", when, r->refused, r->refused - r->written,
+		     RATE);
+	(void)write_nowait(r, line, (size_t)n);
+}
+
+static void print_summary(struct sandbox *sb)
+{
+	struct report_state *r = sb->report;
+	const char *s = r->refused == 1 ? "" : "s";
+	char msg[4200];
+
+	if (r->out_name)
+		snprintf(msg, sizeof(msg), "%llu action%s refused (see %s)",
+			 r->refused, s, r->out_name);
+	else
+		snprintf(msg, sizeof(msg), "%llu action%s refused by the "
+			 "seccomp policy (first: %s); use --report FILE for "
+			 "details", r->refused, s, r->first ? r->first : "?");
+	log_line(sb->plan->prog, msg);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void report_finish(struct sandbox *sb)
+{
+	struct report_state *r = sb->report;
+
+	if (!r)
+		return;
+	/* pid 1 is gone, and with it every process that could be waiting
+	 * for an answer; had one remained, closing fails its call. */
+	close_fd(&r->listener);
+	close_fd(&sb->report_sock[0]);
+	close_fd(&sb->report_sock[1]);
+	if (r->out >= 0 && r->written < r->refused)
+		write_dropped(r);
+	if (r->refused > 0)
+		print_summary(sb);
+	close_fd(&r->out);
+	free(r->out_name);
+	free(r->first);
+	free(r->req);
+	free(r->resp);
+	free(r);
+	sb->report = NULL;
+}

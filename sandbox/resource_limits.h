@@ -3,6 +3,9 @@
 #ifndef HUTCH_RESOURCE_LIMITS_H
 #define HUTCH_RESOURCE_LIMITS_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 struct sandbox;
 
 /* Supervisor, prepare: make the sandbox's cgroup when a limit needs one
@@ -20,5 +23,22 @@ int limits_apply(struct sandbox *sb);
 /* Supervisor, after the run: say which limit ended COMMAND, remove the
  * cgroup. */
 void limits_finish(struct sandbox *sb);
+/* "memory", "pids", "cpu-time", "file-size", or NULL: what ended COMMAND
+ * (valid after limits_finish, until limits_release). */
+const char *limits_ended_by(const struct sandbox *sb);
+void limits_release(struct sandbox *sb);
+
+/* Pure helpers, shared with --explain, --doctor and the unit tests. */
+const char *limits_rlimit_name(int resource);
+void limits_format_bytes(unsigned long long v, char *buf, size_t len);
+void limits_format_rlimit(int resource, unsigned long long v, char *buf, size_t len);
+void limits_cpu_max(double fraction, char *buf, size_t len);
+int limits_cgroup2_path(const char *text, char *path, size_t len);
+int limits_cgroup_dir(const char *mountinfo, const char *path, char *dir, size_t dirlen,
+		      char *mnt, size_t mntlen);
+unsigned limits_controller_bits(const char *list);
+long long limits_event_count(const char *text, const char *key);
+pid_t limits_cgroup_owner(const char *name);
+long long limits_map_uid(const char *text, unsigned long long uid);
 
 #endif

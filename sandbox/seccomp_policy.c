@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -610,6 +611,57 @@ const char *seccomp_policy_source(const struct seccomp_policy *pol,
 	return d.base_source;
 }
 
+bool seccomp_policy_always_allows(const struct seccomp_policy *pol,
+				  const char *syscall)
+{
+	struct decision d;
+
+	decide(pol, syscall, &d);
+	return d.base.allow && !exceptions_matter(&d) && !d.too_many;
+}
+
+static bool cond_matches(const struct seccomp_cond *cond,
+			 const uint64_t args[SECCOMP_ARGS])
+{
+	return (args[cond->arg] & cond->mask) == cond->value;
+}
+
+/* The name rules use for native syscall NR: its own, @newer or NULL. */
+static char *rule_name(int nr)
+{
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+	if (!name && nr >= seccomp_newer_first() && nr <= SECCOMP_NEWER_LAST)
+		name = strdup(SECCOMP_NEWER);
+	return name;
+}
+
+struct seccomp_action seccomp_policy_decide(const struct seccomp_policy *pol,
+					    int nr,
+					    const uint64_t args[SECCOMP_ARGS],
+					    const char **source)
+{
+	char *name = rule_name(nr);
+	struct decision d;
+
+	if (!name) {
+		*source = pol->default_source;
+		return pol->default_action;
+	}
+	decide(pol, name, &d);
+	free(name);
+	*source = d.base_source;
+	if (!exceptions_matter(&d))
+		return d.base;
+	for (size_t i = 0; i < d.n_exceptions; i++) {
+		if (cond_matches(&d.exceptions[i]->cond, args)) {
+			*source = d.exceptions[i]->source;
+			return d.exceptions[i]->action;
+		}
+	}
+	return d.base;
+}
+
 /* Is rule I the first one naming its syscall? */
 static bool first_for_syscall(const struct seccomp_policy *pol, size_t i)
 {
@@ -794,8 +846,11 @@ static const char *inexpressible(const struct decision *d,
 
 int seccomp_newer_first(void)
 {
-	int first = 0;
+	static int first = -1;	/* libseccomp's table never changes */
 
+	if (first >= 0)
+		return first;
+	first = 0;
 	for (int nr = 0; nr <= SECCOMP_NEWER_LAST; nr++) {
 		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
 							      nr);
@@ -886,4 +941,86 @@ int seccomp_policy_build(const struct seccomp_policy *pol,
 	}
 	*out = ctx;
 	return 0;
+}
+
+/* ---- the policy in words, for --explain ---- */
+
+static void describe_action(struct seccomp_action action, FILE *out)
+{
+	const char *name;
+
+	if (action.allow) {
+		fputs("allowed", out);
+		return;
+	}
+	name = strerrorname_np(action.errnum);
+	if (name)
+		fprintf(out, "refused with %s (%s)", name,
+			strerror(action.errnum));
+	else
+		fprintf(out, "refused with errno %d", action.errnum);
+}
+
+static void describe_cond(const struct seccomp_cond *cond, FILE *out)
+{
+	if (cond->mask == UINT64_MAX)
+		fprintf(out, "arg%u == 0x%" PRIx64, cond->arg, cond->value);
+	else
+		fprintf(out, "arg%u & 0x%" PRIx64 " == 0x%" PRIx64, cond->arg,
+			cond->mask, cond->value);
+}
+
+/* What the name stands for, when it is not a syscall of this machine. */
+static const char *name_note(const char *syscall, char *buf, size_t len)
+{
+	if (strcmp(syscall, SECCOMP_NEWER) == 0) {
+		snprintf(buf, len, " (syscalls %d to %d, newer than this "
+			 "build)", seccomp_newer_first(), SECCOMP_NEWER_LAST);
+		return buf;
+	}
+	if (seccomp_syscall_resolve_name(syscall) < 0)
+		return " (not on this architecture: no effect)";
+	return "";
+}
+
+/* "  NAME: ACTION (SOURCE), but ACTION when COND (SOURCE) or when ..." */
+static void describe_syscall(const struct seccomp_policy *pol,
+			     const char *syscall, FILE *out)
+{
+	char note[96];
+	struct decision d;
+
+	decide(pol, syscall, &d);
+	fprintf(out, "  %s%s: ", syscall,
+		name_note(syscall, note, sizeof note));
+	describe_action(d.base, out);
+	fprintf(out, " (%s)", d.base_source);
+	if (exceptions_matter(&d)) {
+		fputs(", but ", out);
+		describe_action(d.exceptions[0]->action, out);
+		for (size_t i = 0; i < d.n_exceptions; i++) {
+			fputs(i == 0 ? " when " : " or when ", out);
+			describe_cond(&d.exceptions[i]->cond, out);
+			fprintf(out, " (%s)", d.exceptions[i]->source);
+		}
+	}
+	fputc('\n', out);
+}
+
+void seccomp_policy_describe(const struct seccomp_policy *pol, FILE *out)
+{
+	if (seccomp_policy_is_empty(pol)) {
+		fprintf(out, "  every syscall: allowed, no filter is loaded "
+			"(%s)\n", pol->default_source);
+		return;
+	}
+	fputs("  any syscall not named below: ", out);
+	describe_action(pol->default_action, out);
+	fprintf(out, " (%s)\n", pol->default_source);
+	for (size_t i = 0; i < pol->n_rules; i++)
+		if (first_for_syscall(pol, i) &&
+		    !decides_default(pol, pol->rules[i].syscall))
+			describe_syscall(pol, pol->rules[i].syscall, out);
+	fputs("  a syscall of another ABI (i386 int 0x80, x32): kills the "
+	      "process\n", out);
 }

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <seccomp.h>
 
 /* Includes nest at most this deep. */
@@ -123,6 +124,24 @@ bool seccomp_policy_refuses(const struct seccomp_policy *pol,
 /* "FILE:LINE" of the line that decides SYSCALL when no condition applies. */
 const char *seccomp_policy_source(const struct seccomp_policy *pol,
 				  const char *syscall);
+
+/* Does the policy let SYSCALL through whatever its arguments? */
+bool seccomp_policy_always_allows(const struct seccomp_policy *pol,
+				  const char *syscall);
+
+/* Arguments of a syscall. */
+#define SECCOMP_ARGS 6
+
+/* What the policy does with syscall NR of the native architecture called
+ * with ARGS, as the filter built from it does; *SOURCE is the line that
+ * decides (a condition's line when one matches). */
+struct seccomp_action seccomp_policy_decide(const struct seccomp_policy *pol,
+					    int nr,
+					    const uint64_t args[SECCOMP_ARGS],
+					    const char **source);
+
+/* The policy's effective rules in words, one syscall a line, to OUT. */
+void seccomp_policy_describe(const struct seccomp_policy *pol, FILE *out);
 
 /* Does the policy let every syscall through (no filter needed)? */
 bool seccomp_policy_is_empty(const struct seccomp_policy *pol);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "landlock.h"
 #include "sandbox.h"
 #include "status.h"
 
@@ -72,7 +73,8 @@ static void format_ids(struct sandbox *sb, char *buf, size_t len, const char *se
 		char path[64];
 		struct stat st;
 
-		if (!(sb->plan->clone_flags & status_namespaces[i].flag))
+		/* Under the Landlock fallback no namespace was made. */
+		if (!(sb->plan->clone_flags & status_namespaces[i].flag) || sb->fallback)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", sb->pid1, status_namespaces[i].name);
 		if (stat(path, &st) == 0 && off < len)
@@ -81,10 +83,31 @@ static void format_ids(struct sandbox *sb, char *buf, size_t len, const char *se
 	}
 }
 
+/* hutch mode: ", "mode": "namespaces"", or under the Landlock fallback
+ * "landlock" and the list of its approximations (plain constant texts). */
+static void status_mode(struct sandbox *sb, char *buf, size_t len)
+{
+	const char *text;
+	size_t off;
+
+	buf[0] = '\0';
+	if (sb->plan->mode != MODE_HUTCH)
+		return;
+	if (!sb->fallback) {
+		snprintf(buf, len, ", \"mode\": \"namespaces\"");
+		return;
+	}
+	off = (size_t)snprintf(buf, len, ", \"mode\": \"landlock\", \"approximations\": [");
+	for (int i = 0; (text = landlock_approximation(i)) && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s\"%s\"", i ? ", " : "", text);
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+}
+
 void status_started(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
-	char ids[1024], line[1100];
+	char ids[1024], mode[1024], line[2100];
 
 	if (plan->info_fd >= 0) {
 		format_ids(sb, ids, sizeof(ids), "\n    ");
@@ -95,7 +118,8 @@ void status_started(struct sandbox *sb)
 	}
 	if (plan->json_status_fd >= 0) {
 		format_ids(sb, ids, sizeof(ids), " ");
-		snprintf(line, sizeof(line), "{ %s }\n", ids);
+		status_mode(sb, mode, sizeof(mode));
+		snprintf(line, sizeof(line), "{ %s%s }\n", ids, mode);
 		write_text(plan->json_status_fd, line);
 	}
 }
@@ -138,7 +162,7 @@ void status_exited(struct sandbox *sb, int status)
 {
 	struct run_state *rs = &sb->run;
 	struct rusage ru;
-	char line[512];
+	char mode[1024], line[1600];
 
 	if (sb->plan->json_status_fd < 0)
 		return;
@@ -146,17 +170,18 @@ void status_exited(struct sandbox *sb, int status)
 		snprintf(line, sizeof(line), "{ \"exit-code\": %d }\n", status);
 	} else {
 		getrusage(RUSAGE_CHILDREN, &ru);
+		status_mode(sb, mode, sizeof(mode));
 		snprintf(line, sizeof(line),
 			 "{ \"exit-code\": %d, \"signal\": %d, \"timed-out\": %s, \"stuck\": %s, "
 			 "\"run-time\": %.6f, \"user-time\": %.6f, \"system-time\": %.6f, "
-			 "\"max-rss-kib\": %ld }\n",
+			 "\"max-rss-kib\": %ld%s }\n",
 			 status, rs->command_signal ? rs->command_signal :
 			 rs->reaped && rs->code != CLD_EXITED ? rs->status : 0,
 			 rs->timed_out ? "true" : "false", rs->stuck ? "true" : "false",
 			 monotonic_now() - sb->started_at,
 			 (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 			 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-			 ru.ru_maxrss);
+			 ru.ru_maxrss, mode);
 	}
 	write_text(sb->plan->json_status_fd, line);
 }

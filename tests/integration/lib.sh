@@ -46,11 +46,18 @@ cleanup_scratch() {
 # as_user CMD...: run CMD as the unprivileged uid, from $T/work.
 as_user() {
 	(cd "$T/work" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-		env -i PATH=/usr/bin:/bin HOME=/nonexistent USER=nobody "$@")
+		env -i PATH=/usr/bin:/bin HOME=/nonexistent USER=nobody $(sanitizer_env) "$@")
 }
 # as_root CMD...: the same as root, from $T/work.
 as_root() {
-	(cd "$T/work" && env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/root USER=root "$@")
+	(cd "$T/work" && env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/root USER=root $(sanitizer_env) "$@")
+}
+
+# The sanitizer settings of `make asan` survive env -i.
+sanitizer_env() {
+	[ -n "${ASAN_OPTIONS:-}" ] && printf 'ASAN_OPTIONS=%s ' "$ASAN_OPTIONS"
+	[ -n "${UBSAN_OPTIONS:-}" ] && printf 'UBSAN_OPTIONS=%s ' "$UBSAN_OPTIONS"
+	return 0
 }
 
 # Both callers, one after the other: for_each_caller FUNC runs FUNC with

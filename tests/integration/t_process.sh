@@ -129,7 +129,8 @@ echo "sid=$sid tty=$([ "$tty" = 0 ] && echo none || echo some) $c"'
 # in_pty ARGS...: hutch ARGS running $SESSION (from /s), under script, as $AS.
 in_pty() {
 	printf '%s\n' "$SESSION" >"$T/s/session.sh"
-	$AS script -qec "$(printf '%q ' "$H" "$@" sh /s/session.sh)" /dev/null | tr -d '\r'
+	$AS script -qec "$(printf '%q ' "$H" "$@" sh /s/session.sh)" /dev/null | tr -d '\r' |
+		grep -v '^hutch: limits: --pids' || true
 }
 
 # --no-pty: hutch's pty relay (on by default on a terminal) gives COMMAND
