@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -76,10 +79,29 @@ int stage_deathsig(struct sandbox *sb)
 	return protocol_userns_block(sb);
 }
 
+/* Like bwrap: a new network namespace has its loopback up, and with it
+ * 127.0.0.1 and ::1, so that a test's local server works. */
+static int bring_up_loopback(struct sandbox *sb)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int r = -1;
+
+	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	if (fd >= 0)
+		close(fd);
+	return r < 0 ? fail_errno(sb, "mounts", "bring up", "loopback") : 0;
+}
+
 int stage_mounts(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 
+	if ((plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
+		return -1;
 	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
 		return fail_errno(sb, "mounts", "set hostname", plan->hostname);
 	if (sb->nested_userns) {
@@ -230,12 +252,13 @@ int stage_policy(struct sandbox *sb)
 		return fail_errno(sb, "policy", "restore", "signal mask");
 	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
 		return -1;
+	/* Before the filter: a strict policy refuses Landlock's calls. */
+	if (landlock_scope_apply(sb) < 0)
+		return -1;
 	/* The Landlock fallback's loop does not answer notifications. */
 	if (policy_apply_reporting(plan, sb->policy, sb->fallback ? NULL :
 				   report_send_listener, sb, sb->err,
 				   sizeof(sb->err)) < 0)
-		return -1;
-	if (landlock_scope_apply(sb) < 0)
 		return -1;
 	return protocol_before_exec(sb);
 }
@@ -286,6 +309,10 @@ int stage_exec(struct sandbox *sb)
 		keep_held_fds(sb);
 	if (getcwd(cwd, sizeof(cwd)))
 		plan_setenv(plan, "PWD", cwd);	/* as bwrap does */
+	if (plan->listen_fds > 0) {
+		snprintf(cwd, sizeof(cwd), "%d", (int)getpid());
+		plan_setenv(plan, "LISTEN_PID", cwd);
+	}
 	if (plan->argv0)
 		plan->argv[0] = plan->argv0;
 	environ = plan->env ? plan->env : (char *[]){ NULL };

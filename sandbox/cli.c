@@ -45,7 +45,7 @@ enum opt_key {
 	/* hutch: reports, limits, interaction */
 	OPT_REPORT, OPT_REPORT_FD, OPT_SECCOMP_LOG, OPT_RLIMIT, OPT_PIDS,
 	OPT_MEMORY, OPT_MEMORY_SWAP, OPT_CPU, OPT_PTY, OPT_NO_PTY, OPT_FALLBACK,
-	OPT_DOCTOR,
+	OPT_DOCTOR, OPT_LISTEN_FDS,
 };
 
 #define BOTH	0x1u	/* bwrap's option: both modes */
@@ -120,6 +120,7 @@ static const struct opt_spec specs[] = {
 	{ "seccomp-allow", OPT_SECCOMP_ALLOW, 1, "SYSCALL", HUTCH, "Allow SYSCALL whatever the policy says" },
 	{ "pass-fd", OPT_PASS_FD, 1, "FD", HUTCH | NOPROF, "Leave FD open for COMMAND (all others are closed)" },
 	{ "explain", OPT_EXPLAIN, 1, "FORMAT", HUTCH | NOPROF | OPTARG, "Print the resolved plan (FORMAT text or json) and exit without running" },
+	{ "listen-fds", OPT_LISTEN_FDS, 0, NULL, HUTCH | NOPROF, "Pass on socket activation: the fds LISTEN_FDS names, with LISTEN_PID set to COMMAND's pid" },
 	{ "doctor", OPT_DOCTOR, 0, NULL, HUTCH | NOPROF, "Check whether this machine can run hutch, and say how to fix what is missing" },
 	{ "args", OPT_ARGS, 1, "FD", BOTH | NOPROF, "Parse NUL-separated args from FD" },
 	{ "json-status-fd", OPT_JSON_STATUS_FD, 1, "FD", BOTH | NOPROF, "Write container status to FD as multiple JSON documents" },
@@ -956,6 +957,41 @@ static int apply_limits(struct apply_ctx *a)
 	}
 }
 
+static const char *caller_env(struct apply_ctx *a, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char *const *e = a->envp; e && *e; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			return *e + len + 1;
+	return NULL;
+}
+
+/* systemd socket activation: LISTEN_FDS fds from 3 on, meant for hutch
+ * (LISTEN_PID), are COMMAND's; LISTEN_PID is set again before execve. */
+static int apply_listen_fds(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	const char *fds = caller_env(a, "LISTEN_FDS");
+	const char *pid = caller_env(a, "LISTEN_PID");
+	const char *names = caller_env(a, "LISTEN_FDNAMES");
+	long long n = parse_uint(fds, 4096);
+
+	if (n < 0)
+		return fail(a, "--listen-fds: LISTEN_FDS is not set to a count of fds");
+	if (pid && parse_uint(pid, 1 << 30) != (long long)getpid())
+		return fail(a, "--listen-fds: LISTEN_PID %s is not hutch's pid: the fds are not meant for it", pid);
+	for (long long fd = 3; fd < 3 + n; fd++) {
+		plan->pass_fds = xreallocarray(plan->pass_fds, plan->n_pass_fds + 1, sizeof(int));
+		plan->pass_fds[plan->n_pass_fds++] = (int)fd;
+	}
+	plan->listen_fds = (int)n;
+	plan_setenv(plan, "LISTEN_FDS", fds);
+	if (names)
+		plan_setenv(plan, "LISTEN_FDNAMES", names);
+	return 0;
+}
+
 static int apply_interaction(struct apply_ctx *a)
 {
 	struct plan *plan = a->plan;
@@ -968,6 +1004,7 @@ static int apply_interaction(struct apply_ctx *a)
 	case OPT_PTY: plan->pty = PTY_ON; return 0;
 	case OPT_NO_PTY: plan->pty = PTY_OFF; return 0;
 	case OPT_DOCTOR: plan->doctor = true; return 0;
+	case OPT_LISTEN_FDS: return apply_listen_fds(a);
 	case OPT_EXPLAIN:
 		if (arg && strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
 			return fail(a, "--explain: unknown format %s (text or json)", arg);

@@ -155,8 +155,201 @@ static void explain_limits(const struct plan *plan, FILE *out)
 	explain_cgroup_limits(plan, out);
 }
 
+/* ---- --explain=json: the same plan as one JSON document ---- */
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_key(FILE *out, const char *key, bool first)
+{
+	fprintf(out, "%s\n  ", first ? "" : ",");
+	json_string(out, key);
+	fputs(": ", out);
+}
+
+static void json_strings(FILE *out, char *const *v, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n && v[i]; i++) {
+		fputs(i ? ", " : "", out);
+		json_string(out, v[i]);
+	}
+	fputc(']', out);
+}
+
+static void json_op(const struct fs_op *op, FILE *out)
+{
+	fputs("{\"op\": ", out);
+	json_string(out, kind_names[op->kind]);
+	if (op->src) {
+		fputs(", \"source\": ", out);
+		json_string(out, op->src);
+	}
+	if (op->fd >= 0)
+		fprintf(out, ", \"fd\": %d", op->fd);
+	fputs(", \"dest\": ", out);
+	json_string(out, op->dest);
+	fprintf(out, ", \"read-only\": %s, \"devices\": %s, \"if-present\": %s",
+		op->flags & FS_READONLY ? "true" : "false",
+		op->flags & FS_DEVICES ? "true" : "false", op->flags & FS_TRY ? "true" : "false");
+	if (op->has_perms)
+		fprintf(out, ", \"mode\": \"%04o\"", (unsigned)op->perms);
+	if (op->size)
+		fprintf(out, ", \"size\": %llu", op->size);
+	fputs(", \"origin\": ", out);
+	json_string(out, op->origin);
+	fputc('}', out);
+}
+
+static void json_filesystem(const struct plan *plan, FILE *out)
+{
+	json_key(out, "filesystem", false);
+	fputc('[', out);
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		json_op(&plan->ops[i], out);
+	}
+	fputs("]", out);
+}
+
+static void json_namespaces(const struct plan *plan, FILE *out)
+{
+	bool first = true;
+
+	json_key(out, "namespaces", false);
+	fputc('[', out);
+	for (size_t i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++)
+		if (plan->clone_flags & namespaces[i].flag) {
+			fputs(first ? "" : ", ", out);
+			json_string(out, namespaces[i].name);
+			first = false;
+		}
+	fputc(']', out);
+}
+
+static void json_policy(const struct plan *plan, FILE *out)
+{
+	json_key(out, "seccomp-policy", false);
+	json_string(out, plan->seccomp_policy ? plan->seccomp_policy : "none");
+	json_key(out, "seccomp-rules", false);
+	fputc('[', out);
+	for (size_t i = 0; i < plan->n_syscall_rules; i++)
+		fprintf(out, "%s{\"syscall\": \"%s\", \"action\": \"%s\", \"errno\": %d}",
+			i ? ", " : "", plan->syscall_rules[i].name,
+			plan->syscall_rules[i].allow ? "allow" : "deny", plan->syscall_rules[i].errnum);
+	fputc(']', out);
+	json_key(out, "capabilities-added", false);
+	fprintf(out, "\"0x%llx\"", plan->caps_add & ~plan->caps_drop);
+	json_key(out, "no-new-privs", false);
+	fputs("true", out);
+}
+
+static void json_limits(const struct plan *plan, FILE *out)
+{
+	char buf[64];
+
+	json_key(out, "rlimits", false);
+	fputc('[', out);
+	for (size_t i = 0; i < plan->n_rlimits; i++) {
+		const struct rlimit_setting *r = &plan->rlimits[i];
+
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		json_string(out, limits_rlimit_name(r->resource));
+		limits_format_rlimit(r->resource, r->soft, buf, sizeof(buf));
+		fputs(", \"soft\": ", out);
+		json_string(out, buf);
+		limits_format_rlimit(r->resource, r->hard, buf, sizeof(buf));
+		fputs(", \"hard\": ", out);
+		json_string(out, buf);
+		fputs(", \"origin\": ", out);
+		json_string(out, r->origin);
+		fputc('}', out);
+	}
+	fputc(']', out);
+	json_key(out, "pids", false);
+	fprintf(out, "%lld", plan->pids);
+	json_key(out, "memory", false);
+	fprintf(out, "%llu", plan->memory);
+	json_key(out, "memory-swap", false);
+	fprintf(out, "%llu", plan->memory_swap);
+	json_key(out, "cpu", false);
+	fprintf(out, "%g", plan->cpu);
+}
+
+static void json_process(const struct plan *plan, FILE *out)
+{
+	json_key(out, "uid", false);
+	fprintf(out, "%u", (unsigned)plan->uid);
+	json_key(out, "gid", false);
+	fprintf(out, "%u", (unsigned)plan->gid);
+	json_key(out, "hostname", false);
+	if (plan->hostname)
+		json_string(out, plan->hostname);
+	else
+		fputs("null", out);
+	json_key(out, "chdir", false);
+	json_string(out, plan->chdir ? plan->chdir : "");
+	json_key(out, "environment", false);
+	json_strings(out, plan->env, plan->n_env);
+	json_key(out, "new-session", false);
+	fputs(plan->new_session ? "true" : "false", out);
+	json_key(out, "die-with-parent", false);
+	fputs(plan->die_with_parent ? "true" : "false", out);
+	json_key(out, "as-pid-1", false);
+	fputs(plan->as_pid_1 ? "true" : "false", out);
+	json_key(out, "pass-fds", false);
+	fputc('[', out);
+	for (size_t i = 0; i < plan->n_pass_fds; i++)
+		fprintf(out, "%s%d", i ? ", " : "", plan->pass_fds[i]);
+	fputc(']', out);
+}
+
+static int explain_json(const struct plan *plan, FILE *out)
+{
+	fputc('{', out);
+	json_key(out, "mode", true);
+	json_string(out, plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
+	json_namespaces(plan, out);
+	json_key(out, "share-net", false);
+	fputs(plan->share_net ? "true" : "false", out);
+	json_filesystem(plan, out);
+	json_process(plan, out);
+	json_policy(plan, out);
+	json_limits(plan, out);
+	json_key(out, "fallback", false);
+	json_string(out, plan->fallback == FALLBACK_LANDLOCK ? "landlock" : "none");
+	json_key(out, "timeout", false);
+	fprintf(out, "%g", plan->timeout);
+	json_key(out, "kill-after", false);
+	fprintf(out, "%g", plan->kill_after);
+	json_key(out, "teardown-deadline", false);
+	fprintf(out, "%g", plan->teardown_deadline);
+	json_key(out, "command", false);
+	if (plan->argv)
+		json_strings(out, plan->argv, (size_t)-1);
+	else
+		fputs("null", out);
+	fputs("\n}\n", out);
+	return 0;
+}
+
 int explain_plan(const struct plan *plan, FILE *out)
 {
+	if (plan->explain == EXPLAIN_JSON)
+		return explain_json(plan, out);
 	fprintf(out, "mode: %s\n", plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
 	explain_namespaces(plan, out);
 	fprintf(out, "filesystem, in order, on an empty tmpfs root:\n");

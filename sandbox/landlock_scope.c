@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,6 +51,8 @@ int landlock_scope_apply(struct sandbox *sb)
 		return 0;
 	/* Abstract sockets live in the network namespace: sharing it would
 	 * otherwise hand the sandbox the host's X11 and D-Bus sockets. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return log_fail(sb->err, sizeof(sb->err), "policy", "no_new_privs", "for landlock", errno);
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return log_fail(sb->err, sizeof(sb->err), "policy", "landlock", "scope", errno);

@@ -116,6 +116,7 @@ struct plan {
 	unsigned long long caps_drop;
 	int *pass_fds;		/* fds COMMAND keeps besides 0, 1, 2 */
 	size_t n_pass_fds;
+	int listen_fds;		/* --listen-fds: how many, from 3 on */
 
 	/* supervision */
 	double timeout;		/* seconds; 0 = none */

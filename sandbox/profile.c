@@ -20,6 +20,12 @@
 #define MAX_DEPTH 16
 #define MAX_PROFILE_SIZE (1 << 20)
 
+/* Where make install puts the shipped profiles; the same texts are also
+ * built into the binary, the last place searched. */
+#ifndef HUTCH_DATADIR
+#define HUTCH_DATADIR "/usr/local/share/hutch"
+#endif
+
 struct profile_ctx {
 	struct plan *plan;
 	char *const *envp;
@@ -276,21 +282,22 @@ static char *read_small_file(const char *path, int *errnum)
 static char *find_profile(struct profile_ctx *p, const char *name, char **path)
 {
 	char *home = home_dir(p->envp);
-	char *candidates[2] = {
+	char *candidates[3] = {
 		xasprintf("%s/.config/hutch/profiles/%s", home, name),
 		xasprintf("/etc/hutch/profiles/%s", name),
+		xasprintf("%s/profiles/%s", HUTCH_DATADIR, name),
 	};
 	char *text = NULL;
 	size_t len;
 	int errnum;
 
 	free(home);
-	for (int i = 0; i < 2 && !text; i++) {
+	for (int i = 0; i < 3 && !text; i++) {
 		text = read_small_file(candidates[i], &errnum);
 		if (text)
 			*path = xstrdup(candidates[i]);
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		free(candidates[i]);
 	if (!text && builtin_file("profiles", name, &len)) {
 		const char *t = builtin_file("profiles", name, &len);

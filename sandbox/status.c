@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "resource_limits.h"
 #include "sandbox.h"
 #include "status.h"
 
@@ -162,7 +163,8 @@ void status_exited(struct sandbox *sb, int status)
 {
 	struct run_state *rs = &sb->run;
 	struct rusage ru;
-	char mode[1024], line[1600];
+	char mode[1024], line[1600], limit[32];
+	const char *ended_by = limits_ended_by(sb);
 
 	if (sb->plan->json_status_fd < 0)
 		return;
@@ -171,17 +173,18 @@ void status_exited(struct sandbox *sb, int status)
 	} else {
 		getrusage(RUSAGE_CHILDREN, &ru);
 		status_mode(sb, mode, sizeof(mode));
+		snprintf(limit, sizeof(limit), ended_by ? "\"%s\"" : "null", ended_by);
 		snprintf(line, sizeof(line),
 			 "{ \"exit-code\": %d, \"signal\": %d, \"timed-out\": %s, \"stuck\": %s, "
 			 "\"run-time\": %.6f, \"user-time\": %.6f, \"system-time\": %.6f, "
-			 "\"max-rss-kib\": %ld%s }\n",
+			 "\"max-rss-kib\": %ld, \"limit\": %s%s }\n",
 			 status, rs->command_signal ? rs->command_signal :
 			 rs->reaped && rs->code != CLD_EXITED ? rs->status : 0,
 			 rs->timed_out ? "true" : "false", rs->stuck ? "true" : "false",
 			 monotonic_now() - sb->started_at,
 			 (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
 			 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-			 ru.ru_maxrss, mode);
+			 ru.ru_maxrss, limit, mode);
 	}
 	write_text(sb->plan->json_status_fd, line);
 }
