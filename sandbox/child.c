@@ -27,6 +27,7 @@
 #include "report.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -117,14 +118,9 @@ int stage_mounts(struct sandbox *sb)
 
 static int write_self_file(struct sandbox *sb, const char *name, const char *text)
 {
-	int fd = openat(sb->self_proc, name, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return fail_errno(sb, "seal", "open", name);
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n < 0 ? fail_errno(sb, "seal", "write", name) : 0;
+	if (write_file_at(sb->self_proc, name, text) < 0)
+		return fail_errno(sb, "seal", "write", name);
+	return 0;
 }
 
 /* The second user namespace: devpts needs uid 0 mapped while it is

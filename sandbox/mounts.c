@@ -679,7 +679,7 @@ static int copy_fd(int from, int to)
 }
 
 /* Create DEST (or NAME in DIRFD) with MODE and fill it from FD. */
-static int write_file_at(int dirfd, const char *leaf, mode_t mode, int from)
+static int fill_file_at(int dirfd, const char *leaf, mode_t mode, int from)
 {
 	int fd = openat(dirfd, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
 	int r;
@@ -701,7 +701,7 @@ static int do_file(struct mount_state *ms, struct fs_op *op)
 
 	if (pfd < 0)
 		return mount_error(ms, "create parent of", op->dest);
-	r = write_file_at(pfd, leaf, op->has_perms ? op->perms : 0666, op->fd);
+	r = fill_file_at(pfd, leaf, op->has_perms ? op->perms : 0666, op->fd);
 	close(pfd);
 	close(op->fd);
 	return r < 0 ? log_fail(ms->err, ms->errlen, "mounts", "Can't write data to file",
@@ -714,7 +714,7 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 	int tmp = make_tmpfs(0755, 0);
 	int tree = -1, r = -1;
 
-	if (tmp >= 0 && write_file_at(tmp, "data", op->has_perms ? op->perms : 0600, op->fd) == 0)
+	if (tmp >= 0 && fill_file_at(tmp, "data", op->has_perms ? op->perms : 0600, op->fd) == 0)
 		tree = open_tree(tmp, "data", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	close(op->fd);
 	if (tree >= 0 && (!(op->flags & FS_READONLY) || set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0))

@@ -233,17 +233,10 @@ static int load_filter(struct sandbox *sb, const struct extra_filter *f)
 static int set_exec_label(struct sandbox *sb)
 {
 	const char *label = sb->plan->exec_label;
-	int fd;
-	ssize_t n;
 
-	if (!label)
-		return 0;
-	fd = open("/proc/thread-self/attr/exec", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (label && write_file_at(AT_FDCWD, "/proc/thread-self/attr/exec", label) < 0)
 		return fail_errno(sb, "policy", "exec label", label);
-	n = write(fd, label, strlen(label));
-	close(fd);
-	return n < 0 ? fail_errno(sb, "policy", "exec label", label) : 0;
+	return 0;
 }
 
 /* A forked child tries: the assertion must not change this process. */

@@ -26,6 +26,7 @@
 #include "policy.h"
 #include "report.h"
 #include "sandbox.h"
+#include "util.h"
 
 #define BATCH 64		/* notifications answered per poll wakeup */
 #define RATE 100.0		/* report lines a second, on average */
@@ -217,19 +218,6 @@ static bool take_token(struct report_state *r)
 }
 
 /* Up to LEN - 1 bytes of the file NAME in the directory DIR. */
-static ssize_t read_at(int dir, const char *name, char *buf, size_t len)
-{
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n;
-}
-
 /* The pid in the sandbox's pid namespace, from the "NSpid:" line: its
  * first field is the pid as /proc sees it (checked against the
  * notification's), the next one the pid a level down, in the sandbox. */
@@ -240,7 +228,7 @@ static pid_t pid_inside(int dir, pid_t outside)
 	long first, second;
 	int n;
 
-	if (read_at(dir, "status", status, sizeof(status)) <= 0)
+	if (read_file_at(dir, "status", status, sizeof(status)) <= 0)
 		return 0;
 	line = strstr(status, "\nNSpid:");
 	if (!line)
@@ -266,7 +254,7 @@ static void describe_process(struct report_state *r, struct refusal *ev)
 		return;
 	if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0) {
 		ev->pid_inside = pid_inside(dir, (pid_t)ev->req->pid);
-		if (read_at(dir, "comm", ev->comm, sizeof(ev->comm)) > 0)
+		if (read_file_at(dir, "comm", ev->comm, sizeof(ev->comm)) > 0)
 			ev->comm[strcspn(ev->comm, "\n")] = '\0';
 	}
 	close(dir);

@@ -13,21 +13,7 @@
 
 #include "log.h"
 #include "sandbox.h"
-
-static ssize_t read_at(int dir, const char *name, char *buf, size_t len)
-{
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
+#include "util.h"
 
 /* The state letter from /proc/PID/stat (after the command's ')'). */
 static char process_state(int dir)
@@ -35,7 +21,7 @@ static char process_state(int dir)
 	char stat[1024];
 	char *paren;
 
-	if (read_at(dir, "stat", stat, sizeof(stat)) < 0)
+	if (read_file_at(dir, "stat", stat, sizeof(stat)) < 0)
 		return '?';
 	paren = strrchr(stat, ')');
 	return paren && paren[1] && paren[2] ? paren[2] : '?';
@@ -44,12 +30,12 @@ static char process_state(int dir)
 static void describe(const struct plan *plan, const char *pid, int dir)
 {
 	char wchan[128] = "?", cmd[512] = "", msg[1024];
-	ssize_t n = read_at(dir, "cmdline", cmd, sizeof(cmd));
+	ssize_t n = read_file_at(dir, "cmdline", cmd, sizeof(cmd));
 
 	for (ssize_t i = 0; i + 1 < n; i++)
 		if (cmd[i] == '\0')
 			cmd[i] = ' ';
-	if (read_at(dir, "wchan", wchan, sizeof(wchan)) <= 0)
+	if (read_file_at(dir, "wchan", wchan, sizeof(wchan)) <= 0)
 		snprintf(wchan, sizeof(wchan), "?");
 	snprintf(msg, sizeof(msg), "teardown: pid %s (state %c, wchan %s): %s: still there after %gs",
 		 pid, process_state(dir), wchan, cmd[0] ? cmd : "(no command line)",

@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,3 +81,28 @@ double parse_seconds(const char *s)
 	return v;
 }
 
+
+ssize_t read_file_at(int dir, const char *name, char *buf, size_t len)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+int write_file_at(int dir, const char *name, const char *text)
+{
+	int fd = openat(dir, name, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}

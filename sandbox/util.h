@@ -3,6 +3,7 @@
 #define HUTCH_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 void *xreallocarray(void *ptr, size_t n, size_t size);
 char *xstrdup(const char *s);
@@ -11,5 +12,11 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 long long parse_uint(const char *s, long long max);
 /* Parse seconds, with a fraction ("1.5"); -1 if not a number >= 0. */
 double parse_seconds(const char *s);
+
+/* Read at most LEN-1 bytes of NAME in DIR into BUF, NUL-terminated;
+ * the count read, or -1. */
+ssize_t read_file_at(int dir, const char *name, char *buf, size_t len);
+/* Write TEXT to the existing file NAME in DIR; 0 or -1 with errno. */
+int write_file_at(int dir, const char *name, const char *text);
 
 #endif
