@@ -4,6 +4,8 @@
 # make demo       build, then run a short command in the default sandbox
 # make asan       the whole test suite on an AddressSanitizer + UBSan build
 # make bench      benchmarks against bwrap and unshare
+# make fuzz       libFuzzer on the parsers, FUZZ_SECONDS (60) each
+# make valgrind   memcheck on the supervisor for a few launches
 # make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -17,7 +19,7 @@ PKGS = libseccomp libcap
 DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bubblewrap util-linux
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"'
 
 SRCS = $(wildcard sandbox/*.c)
 HDRS = $(wildcard sandbox/*.h)
@@ -31,9 +33,9 @@ FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) build/builtin_data.o
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) build/builtin_data.o
 
 .PHONY: all check unit integration demo asan bench deps install install-bwrap-link \
-	uninstall clean fuzz
+	uninstall clean fuzz fuzz-deps bench-deps valgrind
 
-all: hutch
+all: hutch build/hutch-seccomp
 
 hutch: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(PKG_LIBS)
@@ -43,6 +45,12 @@ hutch: $(OBJS)
 build/hutch-init: helpers/hutch-init.c | build
 	$(CC) $(WARN) -Os -static -o $@ $<
 	strip $@
+
+# hutch-seccomp: a policy compiled to the BPF program that bwrap's
+# --seccomp FD takes.
+build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/builtin.o \
+		build/builtin_data.o | build
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/builtin_data.S: sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) | build
 	sh sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) > $@
@@ -111,6 +119,43 @@ demo: deps
 bench: all
 	tests/bench/run
 
+# valgrind 3.19 lacks the new mount API and seccomp(): set-up inside the
+# sandbox fails there, so this covers the supervisor and its failure paths.
+valgrind: bench-deps
+	$(MAKE) all
+	tests/bench/valgrind $(CURDIR)/hutch
+
+BENCH_DEB_PACKAGES = valgrind strace
+bench-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(BENCH_DEB_PACKAGES)"
+
+# ---- fuzzing: libFuzzer harnesses of the parsers (tests/fuzz) ----
+FUZZ_SECONDS ?= 60
+FUZZ_DEB_PACKAGES = clang libclang-rt-14-dev
+# The build's flags less the warnings (gcc checks those) and fortify, whose
+# wrappers would bypass the guards of tests/fuzz/fuzz.h.
+FUZZ_CFLAGS = -std=gnu11 -w $(filter-out $(WARN),$(ALL_CFLAGS)) -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS = $(LIB_SRCS:sandbox/%.c=build/fuzz-obj/%.o) build/builtin_data.o
+FUZZ_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+build/fuzz-obj/%.o: sandbox/%.c $(HDRS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# The parser's file access goes through the guards of tests/fuzz/fuzz.h.
+$(FUZZ_BINS): build/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=open,--wrap=read,--wrap=write,--wrap=close \
+		-o $@ $< $(FUZZ_OBJS) $(PKG_LIBS)
+
+fuzz-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(FUZZ_DEB_PACKAGES)"
+
+fuzz: fuzz-deps
+	$(MAKE) hutch $(FUZZ_BINS)
+	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_BINS)
+
 # Install missing Debian packages when root; otherwise say how.
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -125,8 +170,9 @@ deps:
 		fi; \
 	fi
 
-install: hutch
+install: hutch build/hutch-seccomp
 	install -D -m 0755 hutch $(DESTDIR)$(BINDIR)/hutch
+	install -D -m 0755 build/hutch-seccomp $(DESTDIR)$(BINDIR)/hutch-seccomp
 	install -d $(DESTDIR)$(DATADIR)/profiles/seccomp
 	for f in $(PROFILE_FILES); do install -m 0644 $$f $(DESTDIR)$(DATADIR)/$$f; done
 	install -D -m 0644 man/hutch.1 $(DESTDIR)$(MANDIR)/man1/hutch.1
@@ -137,7 +183,7 @@ install-bwrap-link: install
 	ln -sf hutch $(DESTDIR)$(BINDIR)/bwrap
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hutch $(DESTDIR)$(MANDIR)/man1/hutch.1 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5
+	rm -f $(DESTDIR)$(BINDIR)/hutch $(DESTDIR)$(BINDIR)/hutch-seccomp $(DESTDIR)$(MANDIR)/man1/hutch.1 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5
 	if [ -L $(DESTDIR)$(BINDIR)/bwrap ] && [ "$$(readlink $(DESTDIR)$(BINDIR)/bwrap)" = hutch ]; then rm -f $(DESTDIR)$(BINDIR)/bwrap; fi
 	rm -rf $(DESTDIR)$(DATADIR)
 

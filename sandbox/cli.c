@@ -419,15 +419,16 @@ static int check_words(const struct plan *plan, int argc, char **argv,
 int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	       bool in_profile, struct record_list *out, char *err, size_t errlen)
 {
-	struct argp_option *options = build_argp_options(plan);
-	struct argp argp = { .options = options, .parser = on_option,
-			     .args_doc = "[--] COMMAND [ARGS...]" };
+	struct argp_option *options;
+	struct argp argp = { .parser = on_option, .args_doc = "[--] COMMAND [ARGS...]" };
 	struct record_ctx ctx = { plan, out, origin, in_profile, err, errlen, false };
 	unsigned flags = ARGP_IN_ORDER | ARGP_NO_HELP | ARGP_NO_EXIT;
 	error_t r;
 
 	if (!in_profile && check_words(plan, argc, argv, err, errlen) < 0)
 		return -1;
+	options = build_argp_options(plan);
+	argp.options = options;
 	/* Errors are reported here, in bwrap's words, or by profiles with
 	 * file and line. */
 	flags |= ARGP_NO_ERRS;

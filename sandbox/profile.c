@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -257,18 +258,22 @@ static int record_text(struct profile_ctx *p, const char *file, char *text)
 static char *read_small_file(const char *path, int *errnum)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
+	struct stat st;
+	size_t cap, len = 0;
+	char *buf;
+	ssize_t n = 0;
 
 	if (fd < 0) {
 		*errnum = errno;
 		return NULL;
 	}
-	buf = xreallocarray(NULL, MAX_PROFILE_SIZE + 1, 1);
-	while ((n = read(fd, buf + len, MAX_PROFILE_SIZE - len)) > 0)
+	/* Sized from the file; a file that grows meanwhile reads EFBIG. */
+	cap = fstat(fd, &st) == 0 && st.st_size >= 0 && st.st_size < MAX_PROFILE_SIZE ?
+	      (size_t)st.st_size + 1 : MAX_PROFILE_SIZE;
+	buf = xreallocarray(NULL, cap + 1, 1);
+	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
 		len += (size_t)n;
-	*errnum = n < 0 ? errno : len == MAX_PROFILE_SIZE ? EFBIG : 0;
+	*errnum = n < 0 ? errno : len == cap ? EFBIG : 0;
 	close(fd);
 	if (*errnum) {
 		free(buf);
