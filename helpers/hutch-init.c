@@ -530,7 +530,8 @@ static void report_status(void)
 					     g.cmd_code == CLD_EXITED ? "exit " : "signal "),
 				sizeof line, (unsigned)g.cmd_status);
 	line[n++] = '\n';
-	if (write(g.status_fd, line, n) != (ssize_t)n)
+	/* EPIPE: the supervisor is gone, there is no one left to tell. */
+	if (write(g.status_fd, line, n) != (ssize_t)n && errno != EPIPE)
 		fail("status-fd");
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -60,6 +61,16 @@ static void close_fd(int *fd)
 	}
 }
 
+/* The control pipe's write end is held by the supervisor alone, for its
+ * whole life: a hang-up there means it is gone (and may have gone
+ * before the death signal was set, when no signal will come). */
+static bool supervisor_gone(struct sandbox *sb)
+{
+	struct pollfd p = { .fd = sb->control_pipe[0], .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR));
+}
+
 /* First act of the sandbox: die with the supervisor.  Then make sure it
  * still lives: the release pipe's only writer is the supervisor, so EOF
  * there means it is gone (getppid() says 0 across a pid namespace). */
@@ -74,7 +85,7 @@ int stage_deathsig(struct sandbox *sb)
 	close_fd(&sb->control_pipe[1]);
 	close_fd(&sb->status_pipe[0]);
 	close_fd(&sb->sigfd);
-	if (read(sb->release_pipe[0], &c, 1) != 1)
+	if (read(sb->release_pipe[0], &c, 1) != 1 || supervisor_gone(sb))
 		_exit(failure_status(sb->plan));
 	close_fd(&sb->release_pipe[0]);
 	return protocol_userns_block(sb);
@@ -312,6 +323,8 @@ int stage_exec(struct sandbox *sb)
 	if (plan->argv0)
 		plan->argv[0] = plan->argv0;
 	environ = plan->env ? plan->env : (char *[]){ NULL };
+	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], "exec\n", 5) != 5)
+		_exit(failure_status(plan));
 	execvp(file, plan->argv);
 	return exec_failure(sb, file);
 }

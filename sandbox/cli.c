@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "log.h"
 #include "policy.h"
 #include "seccomp_policy.h"
 #include "util.h"
@@ -326,7 +327,7 @@ static error_t record_args_fd(struct record_ctx *ctx, const char *arg,
 	}
 	buf = read_args_fd((int)fd, &len);
 	if (!buf) {
-		snprintf(ctx->err, ctx->errlen, "Failed to read --args fd %s: %s", arg,
+		snprintf(ctx->err, ctx->errlen, "Can't read --args data: %s",
 			 strerror(errno));
 		ctx->failed = true;
 		return EINVAL;
@@ -792,10 +793,24 @@ static int apply_seccomp_fd(struct apply_ctx *a, bool once)
 	struct plan *plan = a->plan;
 	int fd = -1;
 
-	if (once && plan->seccomp_fd_given)
-		return fail(a, "--seccomp cannot be repeated");
+	if (once && !plan->seccomp_fd_given && plan->n_seccomp_fds > 0)
+		return fail(a, "--seccomp cannot be combined with --add-seccomp-fd");
+	if (!once && plan->seccomp_fd_given)
+		return fail(a, "--add-seccomp-fd cannot be combined with --seccomp");
 	if (parse_fd(a, a->rec->args[0], &fd) < 0)
 		return -1;
+	if (once && plan->seccomp_fd_given) {
+		/* bwrap: a later --seccomp replaces the earlier one */
+		char prog[32];
+
+		/* a warning: "<4>" under --level-prefix */
+		snprintf(prog, sizeof(prog), "%s", plan->prog);
+		if (strncmp(prog, "<3>", 3) == 0)
+			prog[1] = '4';
+		log_line(prog, "Only the last --seccomp option will take effect");
+		plan->seccomp_fds[0] = fd;
+		return 0;
+	}
 	plan->seccomp_fd_given |= once;
 	plan->seccomp_fds = xreallocarray(plan->seccomp_fds, plan->n_seccomp_fds + 1,
 					  sizeof(int));
@@ -811,8 +826,13 @@ static int apply_overlay(struct apply_ctx *a, enum fs_kind kind)
 	const char *dest = kind == FS_OVERLAY ? args[2] : args[0];
 	struct fs_op *op;
 
+	const char *name = kind == FS_OVERLAY ? "--overlay" :
+			   kind == FS_TMP_OVERLAY ? "--tmp-overlay" : "--ro-overlay";
+
+	if (kind == FS_RO_OVERLAY && plan->n_overlay_srcs < 2)
+		return fail(a, "%s requires at least two --overlay-src", name);
 	if (plan->n_overlay_srcs == 0)
-		return fail(a, "--overlay requires at least one --overlay-src");
+		return fail(a, "%s requires at least one --overlay-src", name);
 	op = add_op(a, kind, kind == FS_RO_OVERLAY ? FS_READONLY : 0,
 		    kind == FS_OVERLAY ? args[0] : NULL, dest);
 	op->lower = plan->overlay_srcs;

@@ -9,12 +9,29 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fault.h"
 #include "sandbox.h"
+
+/* HUTCH_FAULT names a set-up stage with kill-supervisor. */
+static bool fault_needs_killer(void)
+{
+	const char *spec = getenv("HUTCH_FAULT");
+
+	if (!spec || !strstr(spec, ":kill-supervisor"))
+		return false;
+	for (int i = 0; i < n_stages; i++)
+		if (stages[i].who != WHO_SUPERVISOR &&
+		    strncmp(spec, stages[i].name, strlen(stages[i].name)) == 0 &&
+		    spec[strlen(stages[i].name)] == ':')
+			return true;
+	return false;
+}
 
 static const char *fault_mode(const struct stage *stage)
 {
@@ -36,14 +53,41 @@ static void kill_self(void)
 	raise(SIGKILL);
 }
 
+/* A process inside a pid namespace cannot signal one outside it, so a
+ * set-up stage asks a killer forked by the supervisor (outside) to do it:
+ * one byte on a pipe.  The killer exits at EOF when nobody asked. */
+static void start_killer(struct sandbox *sb)
+{
+	pid_t supervisor = getpid();
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	if (fork() == 0) {
+		char c;
+
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1)
+			kill(supervisor, SIGKILL);
+		_exit(0);
+	}
+	close(p[0]);
+	sb->fault_supervisor_fd = p[1];
+}
+
 static void kill_supervisor(struct sandbox *sb, const struct stage *stage)
 {
 	if (stage->who == WHO_SUPERVISOR) {
 		raise(SIGKILL);
 		return;
 	}
-	if (sb->fault_supervisor_fd >= 0)
-		syscall(SYS_pidfd_send_signal, sb->fault_supervisor_fd, SIGKILL, NULL, 0);
+	if (sb->fault_supervisor_fd >= 0 && write(sb->fault_supervisor_fd, "k", 1) == 1) {
+		char c;
+
+		/* Wait here for the death signal: EOF once hutch is gone. */
+		if (read(sb->control_pipe[0], &c, 1) < 0)
+			return;
+	}
 }
 
 static void kill_child(struct sandbox *sb, const struct stage *stage)
@@ -74,10 +118,12 @@ static void leak_log(struct sandbox *sb)
 
 int fault_point(struct sandbox *sb, const struct stage *stage)
 {
-	const char *mode = fault_mode(stage);
+	const char *mode;
 
-	if (stage->who == WHO_SUPERVISOR && sb->fault_supervisor_fd < 0)
-		sb->fault_supervisor_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	/* First of the supervisor's stages: the killer a set-up stage needs. */
+	if (stage == &stages[1] && fault_needs_killer())
+		start_killer(sb);
+	mode = fault_mode(stage);
 	if (!mode)
 		return 0;
 	if (strcmp(mode, "fail") == 0) {

@@ -1673,32 +1673,6 @@ static void on_deadlines(struct sandbox *sb, struct fallback *fb)
 	}
 }
 
-/* The log pipe's write end closes at COMMAND's execve: EOF without a
- * message means COMMAND runs.  Reads only what is there. */
-static void read_log(struct sandbox *sb)
-{
-	struct run_state *rs = &sb->run;
-	char scratch[256];
-
-	while (sb->log_pipe[0] >= 0) {
-		size_t room = sizeof(rs->log) - 1 - rs->log_len;
-		ssize_t n = read(sb->log_pipe[0], room ? rs->log + rs->log_len : scratch,
-				 room ? room : sizeof(scratch));
-
-		if (n < 0)
-			return;
-		if (n == 0) {
-			rs->log_eof = true;
-			close_fd(&sb->log_pipe[0]);
-			if (rs->log_len == 0)
-				status_executed(sb);
-			return;
-		}
-		if (room)
-			rs->log_len += (size_t)n;
-	}
-}
-
 enum { P_COMMAND, P_SIGNALS, P_CHILDREN, P_LOG, N_FIXED };
 
 static void on_sources(struct sandbox *sb, const struct pollfd *fds)
@@ -1728,7 +1702,7 @@ static int poll_run(struct sandbox *sb, struct fallback *fb)
 		return errno == EINTR ? 0 : -1;
 	on_sources(sb, fds);
 	if (fds[P_LOG].revents)
-		read_log(sb);
+		supervise_drain_log(sb);
 	if (fds[P_SIGNALS].revents)
 		on_signals(sb);
 	on_deadlines(sb, fb);
@@ -1802,7 +1776,7 @@ static int supervise_command(struct sandbox *sb, struct fallback *fb)
 	if (!rs->reaped)
 		signal_command(sb, SIGKILL);
 	teardown(sb, fb);
-	read_log(sb);
+	supervise_drain_log(sb);
 	return rc;
 }
 

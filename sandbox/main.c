@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "doctor.h"
 #include "explain.h"
+#include "fault.h"
 #include "resource_limits.h"
 #include "log.h"
 #include "policy.h"
@@ -80,6 +81,19 @@ static void kill_sandbox(struct sandbox *sb)
 	waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED);
 }
 
+/* pid 1 ended, COMMAND never ran, and no stage said why: say it. */
+static void explain_early_end(struct sandbox *sb)
+{
+	struct run_state *rs = &sb->run;
+	char msg[160];
+
+	if (sb->plan->mode != MODE_HUTCH || rs->exec_seen || rs->log_len > 0 || rs->stuck)
+		return;
+	snprintf(msg, sizeof(msg), "run: the sandbox ended before COMMAND was executed (pid 1 %s %d)",
+		 rs->code == CLD_EXITED ? "exited with" : "was killed by signal", rs->status);
+	log_line(sb->plan->prog, msg);
+}
+
 /* Every way out: the terminal restored, the cgroup gone. */
 static void finish(struct sandbox *sb)
 {
@@ -128,7 +142,9 @@ static int run(struct plan *plan)
 	int status;
 
 	init_sandbox(&sb, plan);
-	if (stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
+	/* parse ran before the sandbox existed; its fault point is here. */
+	if (fault_point(&sb, &stages[0]) < 0 ||
+	    stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
 		kill_sandbox(&sb);
 		finish(&sb);
 		print_message(plan, sb.err);
@@ -138,6 +154,7 @@ static int run(struct plan *plan)
 	}
 	finish(&sb);
 	print_log(&sb);
+	explain_early_end(&sb);
 	status = supervise_exit_status(&sb);
 	status_exited(&sb, status);
 	limits_release(&sb);

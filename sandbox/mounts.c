@@ -47,7 +47,8 @@ static int set_attrs(int fd, unsigned long long set, bool recursive)
 			     &attr, sizeof(attr));
 }
 
-static int make_fs(const char *type, const char *const *opts, int nopts)
+static int make_fs_attrs(const char *type, const char *const *opts, int nopts,
+			 unsigned long long attrs)
 {
 	int fs = fsopen(type, FSOPEN_CLOEXEC);
 	int mnt;
@@ -59,12 +60,17 @@ static int make_fs(const char *type, const char *const *opts, int nopts)
 			goto fail;
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		goto fail;
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
 	close(fs);
 	return mnt;
 fail:
 	close(fs);
 	return -1;
+}
+
+static int make_fs(const char *type, const char *const *opts, int nopts)
+{
+	return make_fs_attrs(type, opts, nopts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 }
 
 static int make_tmpfs(mode_t mode, unsigned long long size)
@@ -84,17 +90,33 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 	unsigned long long attrs = MOUNT_ATTR_NOSUID;
 	int fd;
 
-	if (op->kind == FS_BIND_FD)
-		fd = open_tree(op->fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-			       AT_RECURSIVE | AT_EMPTY_PATH);
-	else
+	if (op->kind == FS_BIND_FD) {
+		/* The fd's mount belongs to the caller's mount namespace, which
+		 * open_tree() cannot clone from here: bind its path as seen in
+		 * this namespace's copy of the host tree (bwrap binds
+		 * /proc/self/fd/N). */
+		char link[32], target[PATH_MAX];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", op->fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0 || target[0] != '/') {
+			if (n >= 0)
+				errno = ENOENT;
+			return log_fail(ms->err, ms->errlen, "mounts",
+					ms->bwrap ? "Can't find source path" : "bind source",
+					link, errno);
+		}
+		target[n] = '\0';
+		fd = open_tree(AT_FDCWD, target, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			       AT_RECURSIVE);
+		if (fd < 0)
+			return log_fail(ms->err, ms->errlen, "mounts",
+					ms->bwrap ? "Can't find source path" : "bind source",
+					link, errno);
+	} else {
 		fd = open_tree(AT_FDCWD, op->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			       AT_RECURSIVE);
-	if (fd < 0 && op->kind == FS_BIND_FD) {
-		char obj[32];
-
-		snprintf(obj, sizeof(obj), "fd %d", op->fd);
-		return mount_error(ms, "bind", obj);
 	}
 	if (fd < 0) {
 		if (errno == ENOENT && (op->flags & FS_TRY))
@@ -137,10 +159,18 @@ static int prepare_proc(struct mount_state *ms, size_t i)
 
 	/* Without a pid namespace of its own, a new procfs is refused to an
 	 * unprivileged caller: like bwrap, bind the host's. */
-	if (!(ms->plan->clone_flags & CLONE_NEWPID))
+	if (!(ms->plan->clone_flags & CLONE_NEWPID)) {
 		fd = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	else
-		fd = make_fs("proc", NULL, 0);
+		/* bwrap's bind of the host /proc: nosuid,nodev */
+		if (fd >= 0 && set_attrs(fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	} else {
+		/* bwrap's new procfs: nosuid,nodev,noexec */
+		fd = make_fs_attrs("proc", NULL, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				   MOUNT_ATTR_NOEXEC);
+	}
 
 	if (fd < 0)
 		return mount_error(ms, "new procfs for", ms->plan->ops[i].dest);
@@ -159,6 +189,9 @@ static int prepare_dev_nodes(struct mount_state *ms)
 		ms->dev_nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (ms->dev_nodes[i] < 0)
 			return mount_error(ms, "clone device", path);
+		/* like bwrap's device binds: nosuid (but devices, of course) */
+		if (set_attrs(ms->dev_nodes[i], MOUNT_ATTR_NOSUID, false) < 0)
+			return mount_error(ms, "set attributes of", path);
 	}
 	return 0;
 }
@@ -168,14 +201,25 @@ static int overlay_set_dir(int fs, const char *key, const char *path)
 	return fsconfig(fs, FSCONFIG_SET_STRING, key, path, 0);
 }
 
-/* The upper and work directories of --tmp-overlay, on a private tmpfs. */
-static int overlay_tmp_layers(int fs)
+static const char *attach_point(void);
+
+/* The upper and work directories of --tmp-overlay, on a private tmpfs.
+ * overlayfs clones the upper mount when it is created, which the kernel
+ * refuses for a detached mount: the tmpfs is attached, in this private
+ * namespace only, over a host directory until the overlay is created
+ * (lower layers were resolved already), then detached again. */
+static int overlay_tmp_layers(int fs, bool *attached)
 {
 	int tmp = make_tmpfs(0755, 0);
 	int upper = -1, work = -1, r = -1;
 
 	if (tmp < 0)
 		return -1;
+	if (move_mount(tmp, "", AT_FDCWD, attach_point(), MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		close(tmp);
+		return -1;
+	}
+	*attached = true;
 	if (mkdirat(tmp, "upper", 0755) == 0 && mkdirat(tmp, "work", 0755) == 0) {
 		upper = openat(tmp, "upper", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		work = openat(tmp, "work", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -196,18 +240,29 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 {
 	int fs = fsopen("overlay", FSOPEN_CLOEXEC);
 	int r = fs < 0 ? -1 : 0;
+	bool tmp_attached = false;
 
 	if (r == 0 && fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
 		r = -1;
-	for (size_t l = 0; l < op->n_lower && r == 0; l++)
-		r = overlay_set_dir(fs, "lowerdir+", op->lower[l]);
+	/* The last --overlay-src is the top layer (bwrap); lowerdir+ takes
+	 * the top layer first. */
+	for (size_t l = op->n_lower; l > 0 && r == 0; l--)
+		r = overlay_set_dir(fs, "lowerdir+", op->lower[l - 1]);
 	if (r == 0 && op->kind == FS_OVERLAY)
 		r = overlay_set_dir(fs, "upperdir", op->src) == 0 ?
 		    overlay_set_dir(fs, "workdir", op->workdir) : -1;
 	if (r == 0 && op->kind == FS_TMP_OVERLAY)
-		r = overlay_tmp_layers(fs);
+		r = overlay_tmp_layers(fs, &tmp_attached);
 	if (r == 0)
 		r = fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	if (tmp_attached) {
+		int saved = errno;
+
+		if (umount2(attach_point(), MNT_DETACH) < 0 && r == 0)
+			r = -1;
+		else
+			errno = saved;
+	}
 	if (r == 0)
 		ms->trees[i] = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 				       (op->kind == FS_RO_OVERLAY ? MOUNT_ATTR_RDONLY : 0));
@@ -459,7 +514,9 @@ static int do_tmpfs(struct mount_state *ms, struct fs_op *op)
 
 static int do_mqueue(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = make_fs("mqueue", NULL, 0);
+	/* bwrap mounts mqueue without nosuid,nodev */
+	int fd = make_fs_attrs("mqueue", NULL, 0, ms->bwrap ? 0 :
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	int r;
 
 	if (fd < 0)

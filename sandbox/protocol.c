@@ -50,8 +50,8 @@ static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 	close(fd);
 	if (n < 0 || len == 0 || len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
 		free(buf);
-		return fail_msg(sb, n < 0 ? "prepare: --seccomp: Can't read seccomp data" :
-				"prepare: --seccomp: Invalid seccomp data, must be multiple of 8");
+		return fail_msg(sb, n < 0 ? "prepare: Can't read seccomp data" :
+				"prepare: Invalid seccomp data, must be multiple of 8");
 	}
 	f->insns = buf;
 	f->len = (unsigned short)(len / sizeof(struct sock_filter));
@@ -80,6 +80,10 @@ static int check_userns_options(struct sandbox *sb)
 	if (plan->userns_fd >= 0 && (plan->clone_flags & CLONE_NEWUSER) &&
 	    plan->mode == MODE_BWRAP && plan->caller_uid == 0 && !plan->userns_try)
 		return fail_msg(sb, "prepare: --userns not compatible --unshare-user");
+	if (plan->userns_block_fd >= 0 && !(plan->clone_flags & CLONE_NEWUSER))
+		return fail_msg(sb, "prepare: --userns-block-fd requires --unshare-user");
+	if (plan->userns_block_fd >= 0 && plan->info_fd < 0)
+		return fail_msg(sb, "prepare: --userns-block-fd requires --info-fd");
 	if (plan->userns2_fd >= 0 && plan->userns_fd < 0)
 		return fail_msg(sb, "prepare: --userns2 requires --userns");
 	if ((plan->disable_userns || plan->assert_userns_disabled) &&
@@ -93,7 +97,12 @@ int protocol_prepare(struct sandbox *sb)
 	struct plan *plan = sb->plan;
 
 	if ((plan->exec_label || plan->file_label) && !selinux_enabled())
-		return fail_msg(sb, "prepare: labeling not supported on this system (SELinux is not enabled)");
+		return fail_msg(sb, plan->mode == MODE_BWRAP ?
+				"prepare: labeling not supported on this system" :
+				"prepare: labeling not supported on this system (SELinux is not enabled)");
+	if (plan->n_overlay_srcs > 0)
+		return fail_msg(sb, "prepare: --overlay-src must be followed by another --overlay-src "
+				"or one of --overlay, --tmp-overlay, or --ro-overlay");
 	if (check_userns_options(sb) < 0)
 		return -1;
 	return read_filters(sb);
@@ -106,7 +115,8 @@ int protocol_enter_namespaces(struct sandbox *sb)
 
 	if (plan->userns_fd >= 0) {
 		if (setns(plan->userns_fd, CLONE_NEWUSER) < 0)
-			return fail_errno(sb, "clone", "Setting userns", "failed");
+			return fail_msg(sb, "clone: Joining the specified user namespace failed, "
+					"it might not be a descendant of the current user namespace.");
 		plan->clone_flags &= ~CLONE_NEWUSER;
 	}
 	if (plan->pidns_fd >= 0 && setns(plan->pidns_fd, CLONE_NEWPID) < 0)

@@ -77,6 +77,8 @@ struct sandbox {
 int supervise_add_source(struct sandbox *sb, int fd, short events,
 			 void (*on_ready)(struct sandbox *sb, short revents));
 void supervise_remove_source(struct sandbox *sb, int fd);
+/* Read what the set-up log holds now, never waiting for more. */
+void supervise_drain_log(struct sandbox *sb);
 
 /* Stage functions return 0, or -1 with sb->err set to
  * "STAGE: OBJECT: reason". */

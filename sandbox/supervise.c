@@ -72,8 +72,13 @@ static int block_signals(struct sandbox *sb)
 			sigaddset(&set, forwarded_signals[i]);
 	if (sb->pty)
 		sigaddset(&set, SIGWINCH);
+	/* SIGPIPE is blocked, not taken: a write to a pipe whose reader
+	 * died (pid 1 during set-up) fails with EPIPE instead of killing
+	 * hutch without a word.  COMMAND gets the caller's mask back. */
+	sigaddset(&set, SIGPIPE);
 	if (sigprocmask(SIG_BLOCK, &set, &sb->caller_mask) < 0)
 		return sys_fail(sb, "prepare", "block signals");
+	sigdelset(&set, SIGPIPE);
 	sb->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sb->sigfd < 0)
 		return sys_fail(sb, "prepare", "signalfd");
@@ -115,8 +120,10 @@ int stage_prepare(struct sandbox *sb)
 		return -1;
 	if (fcntl(sb->log_pipe[0], F_SETFL, O_NONBLOCK) < 0)
 		return sys_fail(sb, "prepare", "log pipe");
-	if (sb->has_init && (make_pipe(sb, sb->control_pipe, "control") < 0 ||
-			     make_pipe(sb, sb->status_pipe, "status") < 0))
+	/* The control pipe's write end lives exactly as long as the
+	 * supervisor: pid 1 checks it after setting its death signal. */
+	if (make_pipe(sb, sb->control_pipe, "control") < 0 ||
+	    (sb->has_init && make_pipe(sb, sb->status_pipe, "status") < 0))
 		return -1;
 	if (sb->has_init && fcntl(sb->status_pipe[0], F_SETFL, O_NONBLOCK) < 0)
 		return sys_fail(sb, "prepare", "status pipe");
@@ -397,9 +404,28 @@ static void on_timer(struct sandbox *sb, struct run_state *rs)
 	arm_timer(rs);
 }
 
-/* Read what the log pipe holds now, never waiting for more. */
-static void drain_log(struct sandbox *sb, struct run_state *rs)
+/* The exec stage writes "exec" on its own line just before execve: from
+ * then on, an end of pid 1 is COMMAND's.  Take the marker out of the log,
+ * which then holds only failure messages. */
+static void take_exec_marker(struct run_state *rs)
 {
+	static const char marker[] = "exec\n";
+	char *at;
+
+	rs->log[rs->log_len] = '\0';
+	while ((at = strstr(rs->log, marker)) && (at == rs->log || at[-1] == '\n')) {
+		memmove(at, at + sizeof(marker) - 1,
+			rs->log_len - (size_t)(at - rs->log) - (sizeof(marker) - 1) + 1);
+		rs->log_len -= sizeof(marker) - 1;
+		rs->exec_seen = true;
+	}
+}
+
+/* Read what the log pipe holds now, never waiting for more. */
+void supervise_drain_log(struct sandbox *sb)
+{
+	struct run_state *rs = &sb->run;
+
 	for (;;) {
 		size_t room = sizeof(rs->log) - 1 - rs->log_len;
 		ssize_t n;
@@ -413,13 +439,15 @@ static void drain_log(struct sandbox *sb, struct run_state *rs)
 		} else {
 			n = read(sb->log_pipe[0], rs->log + rs->log_len, room);
 		}
-		if (n > 0 && room > 0)
+		if (n > 0 && room > 0) {
 			rs->log_len += (size_t)n;
+			take_exec_marker(rs);
+		}
 		if (n == 0) {
 			rs->log_eof = true;
 			close_pipe_end(&sb->log_pipe[0]);
-			/* EOF and no message: COMMAND was executed. */
-			if (rs->log_len == 0)
+			/* EOF, the marker and no message: COMMAND runs. */
+			if (rs->log_len == 0 && rs->exec_seen)
 				status_executed(sb);
 		}
 		if (n <= 0)
@@ -517,7 +545,7 @@ static int poll_once(struct sandbox *sb, struct run_state *rs)
 		return errno == EINTR ? 0 : -1;
 	poll_sources(sb, fds);
 	if (fds[3].revents)
-		drain_log(sb, rs);
+		supervise_drain_log(sb);
 	if (fds[4].revents)
 		drain_status(sb, rs);
 	if (fds[1].revents)
@@ -547,7 +575,7 @@ int stage_run(struct sandbox *sb)
 		if (poll_once(sb, rs) < 0)
 			return sys_fail(sb, "run", "poll");
 	/* pid 1 is gone: take what the log holds, without waiting. */
-	drain_log(sb, rs);
+	supervise_drain_log(sb);
 	close(rs->timerfd);
 	if (rs->stuck)
 		supervise_report_stuck(sb);
@@ -570,10 +598,10 @@ int supervise_exit_status(struct sandbox *sb)
 		return rs->code == CLD_EXITED ? rs->status : failure_status(plan);
 	if (rs->timed_out && plan->mode == MODE_HUTCH)
 		return 124;
+	/* pid 1 gone before COMMAND ran is hutch's failure, not COMMAND's. */
+	if (plan->mode == MODE_HUTCH && !rs->exec_seen)
+		return 125;
 	if (rs->code == CLD_EXITED)
 		return rs->status;
-	/* pid 1 killed before COMMAND ran is hutch's failure, not COMMAND's. */
-	if (plan->mode == MODE_HUTCH && !rs->log_eof && !rs->command_ended)
-		return 125;
 	return signal_status(rs->status);
 }

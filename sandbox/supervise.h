@@ -17,6 +17,7 @@ struct run_state {
 	bool reaped;
 	bool command_ended;	/* init said COMMAND ended */
 	bool log_eof;
+	bool exec_seen;		/* the exec stage's marker came */
 	int code;		/* waitid si_code of pid 1 */
 	int status;		/* waitid si_status of pid 1 */
 	int command_signal;	/* init said: signal N ended COMMAND */

@@ -38,7 +38,8 @@ build_attack() {
 
 # outcome CMD...: CMD's output (stdout and stderr) on one line.
 outcome() {
-	"$@" 2>&1 | tr -d '\r' | paste -sd' ' -
+	"$@" 2>&1 | tr -d '\r' | grep -Ev '^hutch: ([0-9]+ actions? refused|limits: --pids)' |
+		paste -sd' ' -
 }
 
 # expect WANT WHAT CMD...: CMD's outcome must be WANT.
