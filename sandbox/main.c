@@ -38,6 +38,7 @@ static void init_sandbox(struct sandbox *sb, struct plan *plan)
 	sb->fault_supervisor_fd = -1;
 	sb->cgroup_fd = -1;
 	sb->userns_limit_fd = -1;
+	sb->own_pidns_fd = -1;
 	sb->report_sock[0] = sb->report_sock[1] = -1;
 	sb->run.timerfd = -1;
 }

@@ -119,9 +119,26 @@ int protocol_enter_namespaces(struct sandbox *sb)
 					"it might not be a descendant of the current user namespace.");
 		plan->clone_flags &= ~CLONE_NEWUSER;
 	}
-	if (plan->pidns_fd >= 0 && setns(plan->pidns_fd, CLONE_NEWPID) < 0)
+	if (plan->pidns_fd < 0)
+		return 0;
+	sb->own_pidns_fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (sb->own_pidns_fd < 0)
+		return fail_errno(sb, "clone", "open", "/proc/self/ns/pid");
+	if (setns(plan->pidns_fd, CLONE_NEWPID) < 0)
 		return fail_errno(sb, "clone", "Setting pidns", "failed");
 	return 0;
+}
+
+/* After clone: the supervisor's own later children (none but tools such
+ * as a sanitizer's) are born in its own pid namespace again. */
+void protocol_leave_pidns(struct sandbox *sb)
+{
+	if (sb->own_pidns_fd < 0)
+		return;
+	if (setns(sb->own_pidns_fd, CLONE_NEWPID) < 0)
+		log_line(sb->plan->prog, "clone: return to the own pid namespace failed");
+	close(sb->own_pidns_fd);
+	sb->own_pidns_fd = -1;
 }
 
 static int block_on(struct sandbox *sb, int fd, const char *what)

@@ -18,6 +18,7 @@ struct extra_filter {
 
 int protocol_prepare(struct sandbox *sb);		/* supervisor */
 int protocol_enter_namespaces(struct sandbox *sb);	/* supervisor, before clone */
+void protocol_leave_pidns(struct sandbox *sb);		/* supervisor, after clone */
 int protocol_userns_block(struct sandbox *sb);		/* child, after release */
 int protocol_open_userns_limit(struct sandbox *sb);	/* child, before the mounts */
 int protocol_disable_userns(struct sandbox *sb);	/* pid 1, before the nested userns */

@@ -232,6 +232,7 @@ int stage_clone(struct sandbox *sb)
 			child_fail(sb, failure_status(plan));
 		_exit(failure_status(plan));
 	}
+	protocol_leave_pidns(sb);
 	sb->pid1 = proc_pid(sb->pid1_fd, pid);
 	if (limits_attach(sb) < 0)
 		return -1;
