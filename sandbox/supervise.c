@@ -301,10 +301,12 @@ int stage_idmap(struct sandbox *sb)
 	 * that inherits the flag at clone), and before the child runs on. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
 		return sys_fail(sb, "idmap", "not dumpable");
+	/* While the child waits: a child that fails fast has no namespace
+	 * ids left to read once it is a zombie. */
+	status_started(sb);
 	if (write(sb->release_pipe[1], "r", 1) != 1)
 		return sys_fail(sb, "idmap", "release the child");
 	close_pipe_end(&sb->release_pipe[1]);
-	status_started(sb);
 	return 0;
 }
 
