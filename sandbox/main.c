@@ -82,6 +82,15 @@ static void kill_sandbox(struct sandbox *sb)
 	waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED);
 }
 
+/* Still in a joined pid namespace (--userns with --pidns): an exit-time
+ * helper of a sanitizer would be born there and hang; leave without. */
+static void leave_now(struct plan *plan, int status)
+{
+	plan_free(plan);
+	fflush(NULL);
+	_exit(status);
+}
+
 /* pid 1 ended, COMMAND never ran, and no stage said why: say it. */
 static void explain_early_end(struct sandbox *sb)
 {
@@ -159,6 +168,8 @@ static int run(struct plan *plan)
 	status = supervise_exit_status(&sb);
 	status_exited(&sb, status);
 	limits_release(&sb);
+	if (sb.pidns_stranded)
+		leave_now(plan, status);
 	if (sb.run.timed_out && plan->mode == MODE_HUTCH) {
 		char msg[128];
 

@@ -138,7 +138,7 @@ void protocol_leave_pidns(struct sandbox *sb)
 	/* Refused after --userns (no capability left over our own pid
 	 * namespace): then nothing changes, and nothing depends on it. */
 	if (setns(sb->own_pidns_fd, CLONE_NEWPID) < 0)
-		errno = 0;
+		sb->pidns_stranded = true;
 	close(sb->own_pidns_fd);
 	sb->own_pidns_fd = -1;
 }
