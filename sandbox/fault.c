@@ -84,7 +84,13 @@ static void kill_supervisor(struct sandbox *sb, const struct stage *stage)
 	if (sb->fault_supervisor_fd >= 0 && write(sb->fault_supervisor_fd, "k", 1) == 1) {
 		char c;
 
-		/* Wait here for the death signal: EOF once hutch is gone. */
+		/* Wait here for the death signal: EOF once hutch is gone,
+		 * which needs our own copy of the write end closed first
+		 * (still open before the deathsig stage). */
+		if (sb->control_pipe[1] >= 0) {
+			close(sb->control_pipe[1]);
+			sb->control_pipe[1] = -1;
+		}
 		if (read(sb->control_pipe[0], &c, 1) < 0)
 			return;
 	}
