@@ -240,18 +240,43 @@ static int check_pass_fds(struct sandbox *sb)
  * class) closes at execve. */
 static int close_stray_fds(struct sandbox *sb)
 {
-	if (sb->plan->mode == MODE_BWRAP)
-		return 0;	/* bwrap passes inherited fds through */
+	if (sb->plan->mode == MODE_BWRAP) {
+		protocol_hide_fds(sb);
+		return 0;	/* bwrap passes other inherited fds through */
+	}
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		return fail_errno(sb, "policy", "close_range", "fds");
 	return check_pass_fds(sb);
+}
+
+/* --userns with --uid or --gid: no map is written for a joined
+ * namespace, so the ids are switched to as bwrap does; the capabilities
+ * COMMAND keeps are set afterwards, from the permitted set kept here. */
+static int switch_joined_ids(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+	char id[16];
+
+	if (plan->userns_fd < 0 || sb->nested_userns)
+		return 0;
+	if (prctl(PR_SET_KEEPCAPS, 1) < 0)
+		return fail_errno(sb, "policy", "keep", "capabilities");
+	snprintf(id, sizeof(id), "%u", (unsigned)plan->gid);
+	if (plan->gid != plan->caller_gid && setresgid(plan->gid, plan->gid, plan->gid) < 0)
+		return fail_errno(sb, "policy", "unable to switch to gid", id);
+	snprintf(id, sizeof(id), "%u", (unsigned)plan->uid);
+	if (plan->uid != plan->caller_uid && setresuid(plan->uid, plan->uid, plan->uid) < 0)
+		return fail_errno(sb, "policy", "unable to switch to uid", id);
+	if (prctl(PR_SET_KEEPCAPS, 0) < 0)
+		return fail_errno(sb, "policy", "reset", "keep-capabilities flag");
+	return 0;
 }
 
 int stage_policy(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 
-	if (pty_child(sb) < 0)
+	if (switch_joined_ids(sb) < 0 || pty_child(sb) < 0)
 		return -1;
 	if (plan->new_session && !sb->pty && setsid() < 0)
 		return fail_errno(sb, "policy", "new session", "setsid");

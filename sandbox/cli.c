@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <sched.h>
 #include <stdio.h>
@@ -326,6 +327,9 @@ static error_t record_args_fd(struct record_ctx *ctx, const char *arg,
 		return EINVAL;
 	}
 	buf = read_args_fd((int)fd, &len);
+	/* Read: the fd is not COMMAND's (bwrap closes it). */
+	if (buf)
+		(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
 	if (!buf) {
 		snprintf(ctx->err, ctx->errlen, "Can't read --args data: %s",
 			 strerror(errno));
@@ -658,7 +662,8 @@ static void replace_str(char **field, const char *value)
 static int apply_namespace(struct plan *plan, int key)
 {
 	switch (key) {
-	case OPT_UNSHARE_USER: plan->clone_flags |= CLONE_NEWUSER; break;
+	case OPT_UNSHARE_USER: plan->clone_flags |= CLONE_NEWUSER;
+		plan->unshare_user_given = true; break;
 	case OPT_UNSHARE_USER_TRY: plan->clone_flags |= CLONE_NEWUSER;
 		plan->userns_try = true; break;
 	case OPT_UNSHARE_PID: plan->clone_flags |= CLONE_NEWPID; break;

@@ -38,7 +38,6 @@ static void init_sandbox(struct sandbox *sb, struct plan *plan)
 	sb->fault_supervisor_fd = -1;
 	sb->cgroup_fd = -1;
 	sb->userns_limit_fd = -1;
-	sb->own_pidns_fd = -1;
 	sb->report_sock[0] = sb->report_sock[1] = -1;
 	sb->run.timerfd = -1;
 }
@@ -80,15 +79,6 @@ static void kill_sandbox(struct sandbox *sb)
 		return;
 	syscall(SYS_pidfd_send_signal, sb->pid1_fd, SIGKILL, NULL, 0);
 	waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED);
-}
-
-/* Still in a joined pid namespace (--userns with --pidns): an exit-time
- * helper of a sanitizer would be born there and hang; leave without. */
-static void leave_now(struct plan *plan, int status)
-{
-	plan_free(plan);
-	fflush(NULL);
-	_exit(status);
 }
 
 /* pid 1 ended, COMMAND never ran, and no stage said why: say it. */
@@ -156,8 +146,15 @@ static int run(struct plan *plan)
 	if (fault_point(&sb, &stages[0]) < 0 ||
 	    stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
 		kill_sandbox(&sb);
+		/* A set-up process that failed first has said why; the
+		 * supervisor's own failure (its /proc files gone) follows
+		 * from it and would say less. */
+		supervise_drain_log(&sb);
 		finish(&sb);
-		print_message(plan, sb.err);
+		if (sb.run.log_len > 0)
+			print_log(&sb);
+		else
+			print_message(plan, sb.err);
 		status_exited(&sb, failure_status(plan));
 		limits_release(&sb);
 		return failure_status(plan);
@@ -168,8 +165,6 @@ static int run(struct plan *plan)
 	status = supervise_exit_status(&sb);
 	status_exited(&sb, status);
 	limits_release(&sb);
-	if (sb.pidns_stranded)
-		leave_now(plan, status);
 	if (sb.run.timed_out && plan->mode == MODE_HUTCH) {
 		char msg[128];
 

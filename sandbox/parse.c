@@ -178,11 +178,12 @@ static int finish_namespaces(struct plan *plan, char *err, size_t errlen)
 	plan->clone_flags |= CLONE_NEWNS;
 	if (plan->mode == MODE_HUTCH)
 		plan->clone_flags |= CLONE_NEWUSER | CLONE_NEWPID;
-	else if (plan->caller_uid != 0)
+	else if (plan->caller_uid != 0 && plan->userns_fd < 0)
 		plan->clone_flags |= CLONE_NEWUSER;	/* bwrap without setuid */
 	if (plan->share_net)
 		plan->clone_flags &= ~CLONE_NEWNET;
-	if ((plan->uid_set || plan->gid_set) && !(plan->clone_flags & CLONE_NEWUSER)) {
+	if ((plan->uid_set || plan->gid_set) && !(plan->clone_flags & CLONE_NEWUSER) &&
+	    plan->userns_fd < 0) {
 		snprintf(err, errlen, "Specifying --%s requires --unshare-user or --userns",
 			 plan->uid_set ? "uid" : "gid");
 		return -1;
@@ -219,10 +220,10 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		plan->prog = plan->mode == MODE_BWRAP ? "<3>bwrap" : "<3>hutch";
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
 		plan->seccomp_policy = xstrdup("default");
-	/* bwrap keeps a root sandbox's capabilities unless told otherwise;
-	 * hutch mode never does. */
+	/* bwrap keeps a root sandbox the capabilities its caller holds,
+	 * unless told otherwise; hutch mode never does. */
 	if (r == 0 && plan->mode == MODE_BWRAP && plan->uid == 0 && plan->caller_uid == 0)
-		plan->caps_add |= ~0ULL;
+		plan->caps_add |= policy_permitted_caps();
 	records_free(&cl);
 	return r;
 }

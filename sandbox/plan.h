@@ -80,6 +80,8 @@ struct plan {
 	/* namespaces */
 	int clone_flags;	/* CLONE_NEW* to create */
 	bool userns_try;	/* --unshare-user-try: a missing userns is fine */
+	bool unshare_user_given;	/* --unshare-user itself, which bwrap's
+					 * option checks are about */
 	bool cgroupns_try;	/* --unshare-cgroup-try */
 	bool share_net;		/* --share-net after --unshare-all */
 

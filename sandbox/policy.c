@@ -4,6 +4,7 @@
 #include "seccomp_policy.h"
 
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/keyctl.h>
@@ -191,15 +192,33 @@ static void cap_display_name(int cap, char *buf, size_t len)
 	cap_free(name);
 }
 
-/* The capabilities in this process's bounding set, which clone passes on
- * unchanged: no process hutch starts can keep any other. */
-static unsigned long long bounding_caps(void)
+/* The capabilities COMMAND could hold: in a user namespace of its own
+ * (made or joined) all the kernel knows, since entering one gives a full
+ * bounding set; otherwise this process's bounding set, which clone
+ * passes on unchanged. */
+static unsigned long long possible_caps(const struct plan *plan)
 {
+	bool own_userns = (plan->clone_flags & CLONE_NEWUSER) || plan->userns_fd >= 0;
 	unsigned long long bits = 0;
 
 	for (cap_value_t cap = 0; cap < cap_max_bits() && cap < 64; cap++)
-		if (cap_get_bound(cap) == 1)
+		if (own_userns || cap_get_bound(cap) == 1)
 			bits |= 1ULL << cap;
+	return bits;
+}
+
+unsigned long long policy_permitted_caps(void)
+{
+	cap_t caps = cap_get_proc();
+	unsigned long long bits = 0;
+	cap_flag_value_t on;
+
+	if (!caps)
+		return 0;
+	for (cap_value_t cap = 0; cap < cap_max_bits() && cap < 64; cap++)
+		if (cap_get_flag(caps, cap, CAP_PERMITTED, &on) == 0 && on == CAP_SET)
+			bits |= 1ULL << cap;
+	cap_free(caps);
 	return bits;
 }
 
@@ -208,7 +227,7 @@ static unsigned long long bounding_caps(void)
 static int caps_to_keep(const struct plan *plan, unsigned long long *keep,
 			char *err, size_t errlen)
 {
-	unsigned long long possible = bounding_caps();
+	unsigned long long possible = possible_caps(plan);
 	unsigned long long wanted = plan->caps_add & ~plan->caps_drop;
 	char name[CAP_NAME_MAX];
 

@@ -101,4 +101,8 @@ int policy_cap_from_name(const char *name);
  * (A syscall name this architecture has, or @newer.) */
 bool policy_syscall_known(const char *name);
 
+/* The capabilities this process holds (its permitted set): what bwrap
+ * keeps for a root sandbox unless told otherwise. */
+unsigned long long policy_permitted_caps(void);
+
 #endif

@@ -73,22 +73,39 @@ static int read_filters(struct sandbox *sb)
 	return 0;
 }
 
+/* bwrap's checks are on the options as given: --unshare-user itself,
+ * not the user namespace an unprivileged caller gets anyway. */
+static int check_bwrap_userns_options(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	if (plan->userns_block_fd >= 0 && !plan->unshare_user_given)
+		return fail_msg(sb, "prepare: --userns-block-fd requires --unshare-user");
+	if (plan->userns_block_fd >= 0 && plan->info_fd < 0)
+		return fail_msg(sb, "prepare: --userns-block-fd requires --info-fd");
+	if (plan->userns_fd >= 0 && plan->unshare_user_given)
+		return fail_msg(sb, "prepare: --userns not compatible --unshare-user");
+	if (plan->userns_fd >= 0 && plan->userns_try)
+		return fail_msg(sb, "prepare: --userns not compatible --unshare-user-try");
+	if (plan->disable_userns && !plan->unshare_user_given)
+		return fail_msg(sb, "prepare: --disable-userns requires --unshare-user");
+	if (plan->userns2_fd >= 0 && plan->userns_fd < 0)
+		return fail_msg(sb, "prepare: --userns2 requires --userns");
+	return 0;
+}
+
+/* hutch mode always makes a user namespace, so only the combinations
+ * that cannot work are refused. */
 static int check_userns_options(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 
-	if (plan->userns_fd >= 0 && (plan->clone_flags & CLONE_NEWUSER) &&
-	    plan->mode == MODE_BWRAP && plan->caller_uid == 0 && !plan->userns_try)
-		return fail_msg(sb, "prepare: --userns not compatible --unshare-user");
-	if (plan->userns_block_fd >= 0 && !(plan->clone_flags & CLONE_NEWUSER))
-		return fail_msg(sb, "prepare: --userns-block-fd requires --unshare-user");
+	if (plan->mode == MODE_BWRAP)
+		return check_bwrap_userns_options(sb);
 	if (plan->userns_block_fd >= 0 && plan->info_fd < 0)
 		return fail_msg(sb, "prepare: --userns-block-fd requires --info-fd");
 	if (plan->userns2_fd >= 0 && plan->userns_fd < 0)
 		return fail_msg(sb, "prepare: --userns2 requires --userns");
-	if ((plan->disable_userns || plan->assert_userns_disabled) &&
-	    plan->disable_userns && !(plan->clone_flags & CLONE_NEWUSER))
-		return fail_msg(sb, "prepare: --disable-userns requires --unshare-user");
 	return 0;
 }
 
@@ -106,41 +123,6 @@ int protocol_prepare(struct sandbox *sb)
 	if (check_userns_options(sb) < 0)
 		return -1;
 	return read_filters(sb);
-}
-
-/* --userns and --pidns: the sandbox is born in the caller's namespaces. */
-int protocol_enter_namespaces(struct sandbox *sb)
-{
-	struct plan *plan = sb->plan;
-
-	if (plan->userns_fd >= 0) {
-		if (setns(plan->userns_fd, CLONE_NEWUSER) < 0)
-			return fail_msg(sb, "clone: Joining the specified user namespace failed, "
-					"it might not be a descendant of the current user namespace.");
-		plan->clone_flags &= ~CLONE_NEWUSER;
-	}
-	if (plan->pidns_fd < 0)
-		return 0;
-	sb->own_pidns_fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-	if (sb->own_pidns_fd < 0)
-		return fail_errno(sb, "clone", "open", "/proc/self/ns/pid");
-	if (setns(plan->pidns_fd, CLONE_NEWPID) < 0)
-		return fail_errno(sb, "clone", "Setting pidns", "failed");
-	return 0;
-}
-
-/* After clone: the supervisor's own later children (none but tools such
- * as a sanitizer's) are born in its own pid namespace again. */
-void protocol_leave_pidns(struct sandbox *sb)
-{
-	if (sb->own_pidns_fd < 0)
-		return;
-	/* Refused after --userns (no capability left over our own pid
-	 * namespace): then nothing changes, and nothing depends on it. */
-	if (setns(sb->own_pidns_fd, CLONE_NEWPID) < 0)
-		sb->pidns_stranded = true;
-	close(sb->own_pidns_fd);
-	sb->own_pidns_fd = -1;
 }
 
 static int block_on(struct sandbox *sb, int fd, const char *what)
@@ -234,7 +216,9 @@ int protocol_take_locks(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 
-	if (plan->sync_fd >= 0 && hold_fd(sb, plan->sync_fd) < 0)
+	/* Without an init the supervisor's own copy keeps the sync fd
+	 * open for the sandbox's life (it never outlives hutch). */
+	if (plan->sync_fd >= 0 && sb->has_init && hold_fd(sb, plan->sync_fd) < 0)
 		return -1;
 	for (size_t i = 0; i < plan->n_lock_files; i++) {
 		int fd = take_lock(sb, plan->lock_files[i]);
@@ -248,6 +232,32 @@ int protocol_take_locks(struct sandbox *sb)
 			return -1;
 	}
 	return 0;
+}
+
+static void close_on_exec(int fd)
+{
+	if (fd >= 0)
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);	/* not ours to fail on */
+}
+
+/* The protocol's fds are hutch's business, not COMMAND's: as in bwrap,
+ * it never sees them (hutch mode closes every stray fd anyway). */
+void protocol_hide_fds(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	close_on_exec(plan->info_fd);
+	close_on_exec(plan->json_status_fd);
+	close_on_exec(plan->sync_fd);
+	close_on_exec(plan->userns_block_fd);
+	close_on_exec(plan->userns_fd);
+	close_on_exec(plan->userns2_fd);
+	close_on_exec(plan->pidns_fd);
+	for (size_t i = 0; i < plan->n_seccomp_fds; i++)
+		close_on_exec(plan->seccomp_fds[i]);
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == FS_BIND_FD)
+			close_on_exec(plan->ops[i].fd);
 }
 
 static int load_filter(struct sandbox *sb, const struct extra_filter *f)

@@ -17,13 +17,12 @@ struct extra_filter {
 };
 
 int protocol_prepare(struct sandbox *sb);		/* supervisor */
-int protocol_enter_namespaces(struct sandbox *sb);	/* supervisor, before clone */
-void protocol_leave_pidns(struct sandbox *sb);		/* supervisor, after clone */
 int protocol_userns_block(struct sandbox *sb);		/* child, after release */
 int protocol_open_userns_limit(struct sandbox *sb);	/* child, before the mounts */
 int protocol_disable_userns(struct sandbox *sb);	/* pid 1, before the nested userns */
 int protocol_enter_userns2(struct sandbox *sb);		/* pid 1, after set-up */
 int protocol_take_locks(struct sandbox *sb);		/* pid 1, after set-up */
+void protocol_hide_fds(struct sandbox *sb);		/* COMMAND, before execve */
 int protocol_before_exec(struct sandbox *sb);		/* COMMAND, after the policy */
 int protocol_block(struct sandbox *sb);			/* COMMAND, just before execve */
 void protocol_release(struct sandbox *sb);

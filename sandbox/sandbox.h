@@ -70,8 +70,6 @@ struct sandbox {
 	int n_filters;
 	int userns_limit_fd;	/* --disable-userns: user.max_user_namespaces */
 	int hold_count;		/* fds pid 1 holds from HOLD_BASE on */
-	int own_pidns_fd;	/* --pidns: the supervisor's own, to return to */
-	bool pidns_stranded;	/* the return was refused (after --userns) */
 	int fault_supervisor_fd;	/* hutch-fault only */
 };
 

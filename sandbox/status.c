@@ -169,8 +169,9 @@ void status_exited(struct sandbox *sb, int status)
 	if (sb->plan->json_status_fd < 0)
 		return;
 	if (sb->plan->mode == MODE_BWRAP) {
-		/* bwrap reports an exit code only once COMMAND was started */
-		if (!rs->exec_seen)
+		/* bwrap reports an exit code only once COMMAND was started:
+		 * a message after the exec marker is execvp's failure. */
+		if (!rs->exec_seen || rs->log_len > 0)
 			return;
 		snprintf(line, sizeof(line), "{ \"exit-code\": %d }\n", status);
 	} else {

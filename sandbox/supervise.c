@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "join.h"
 #include "landlock.h"
 #include "log.h"
 #include "resource_limits.h"
@@ -136,12 +137,14 @@ int stage_prepare(struct sandbox *sb)
 
 /* ---- clone ---- */
 
-static pid_t clone_with_pidfd(int flags, int *pidfd, int cgroup_fd)
+pid_t clone_with_pidfd(int flags, int *pidfd, int cgroup_fd)
 {
 	struct clone_args args = {
 		.flags = (unsigned long long)flags | CLONE_PIDFD,
 		.pidfd = (unsigned long long)(uintptr_t)pidfd,
-		.exit_signal = SIGCHLD,
+		/* With CLONE_PARENT the kernel takes the caller's, and
+		 * clone3 refuses another. */
+		.exit_signal = (flags & CLONE_PARENT) ? 0 : SIGCHLD,
 	};
 	pid_t pid;
 
@@ -160,10 +163,7 @@ static pid_t clone_with_pidfd(int flags, int *pidfd, int cgroup_fd)
 	return pid;
 }
 
-/* The child's pid as this /proc names it, from the pidfd's fdinfo: when
- * hutch runs in a pid namespace whose /proc is its parent's, clone's
- * answer names another process there. */
-static pid_t proc_pid(int pidfd, pid_t fallback)
+pid_t pidfd_pid(int pidfd)
 {
 	char path[64], buf[512];
 	char *line;
@@ -173,14 +173,14 @@ static pid_t proc_pid(int pidfd, pid_t fallback)
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fallback;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return fallback;
+		return -1;
 	buf[n] = '\0';
 	line = strstr(buf, "\nPid:");
-	return line && atoi(line + 5) > 0 ? (pid_t)atoi(line + 5) : fallback;
+	return line && atoi(line + 5) > 0 ? (pid_t)atoi(line + 5) : -1;
 }
 
 static bool userns_refused(int err)
@@ -196,27 +196,38 @@ static void close_pipe_end(int *fd)
 	}
 }
 
+/* pid 1, straight from here or through join.c's intermediates. */
+static pid_t clone_pid1(struct sandbox *sb, int flags)
+{
+	if (sb->plan->userns_fd >= 0 || sb->plan->pidns_fd >= 0)
+		return join_clone(sb, flags);
+	return clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
+}
+
 int stage_clone(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 	int flags;
 	pid_t pid;
 
-	if (protocol_enter_namespaces(sb) < 0)
-		return -1;
+	/* The user namespace is the one given: none is made. */
+	if (plan->userns_fd >= 0)
+		plan->clone_flags &= ~CLONE_NEWUSER;
 	flags = plan->clone_flags;
-	pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
+	pid = clone_pid1(sb, flags);
+	if (pid < 0 && sb->err[0])
+		return -1;	/* joining a namespace failed, and said why */
 	/* Not in hutch mode: its nested user namespace (seal) would fail
 	 * the same way; the refusal below says why, or falls back. */
 	if (pid < 0 && userns_refused(errno) && plan->userns_try && plan->caller_uid == 0 &&
 	    plan->mode == MODE_BWRAP) {
 		plan->clone_flags &= ~CLONE_NEWUSER;
 		flags = plan->clone_flags;
-		pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
+		pid = clone_pid1(sb, flags);
 	}
 	if (pid < 0 && errno == EINVAL && plan->cgroupns_try) {
 		plan->clone_flags &= ~CLONE_NEWCGROUP;
-		pid = clone_with_pidfd(plan->clone_flags, &sb->pid1_fd, sb->cgroup_fd);
+		pid = clone_pid1(sb, plan->clone_flags);
 	}
 	if (pid < 0 && landlock_userns_refused(sb, errno)) {
 		/* Never unconfined: the fallback, or a clean failure. */
@@ -232,8 +243,11 @@ int stage_clone(struct sandbox *sb)
 			child_fail(sb, failure_status(plan));
 		_exit(failure_status(plan));
 	}
-	protocol_leave_pidns(sb);
-	sb->pid1 = proc_pid(sb->pid1_fd, pid);
+	/* clone's answer names another process when hutch runs in a pid
+	 * namespace whose /proc is its parent's. */
+	sb->pid1 = pidfd_pid(sb->pid1_fd);
+	if (sb->pid1 < 0)
+		sb->pid1 = pid;
 	if (limits_attach(sb) < 0)
 		return -1;
 	report_started(sb);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct sandbox;
 
@@ -24,6 +25,13 @@ struct run_state {
 	char log[4096];		/* set-up failure messages */
 	size_t log_len;
 };
+
+/* clone3 with CLONE_PIDFD (clone where clone3 is refused), into
+ * CGROUP_FD unless it is -1. */
+pid_t clone_with_pidfd(int flags, int *pidfd, int cgroup_fd);
+/* The pid of PIDFD's process as this /proc names it (from its fdinfo),
+ * or -1. */
+pid_t pidfd_pid(int pidfd);
 
 /* Print one line per process still in the sandbox's pid namespace and
  * SIGKILL pid 1; used when the teardown deadline has passed. */

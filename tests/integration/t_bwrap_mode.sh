@@ -220,10 +220,8 @@ rows_exit_statuses() {
 	same $R @ false
 	same $R @ sh -c 'exit 42'
 	same $R @ sh -c 'kill -SEGV $$'
-	# KNOWN: hutch writes { "exit-code": 1 } when execve fails, bwrap
-	# nothing: the supervisor's exec_seen is set by the marker written just
-	# before execve, not by a successful exec; not fixed yet.
-	SKIP=json same $R @ /no/such/command
+	same $R @ /no/such/command
+	same $R --unshare-pid @ /no/such/command
 	same $R --unshare-pid @ sh -c 'exit 42'
 	same $R --unshare-pid @ sh -c 'kill -SEGV $$'
 	same $R --unshare-pid --as-pid-1 @ sh -c 'echo $$; exit 7'
@@ -252,15 +250,11 @@ rows_errors() {
 	# this file), so bwrap reports COMMAND's exit code, hutch none.
 	SKIP=json same $R --lock-file /no/such/file true
 	same $R --bind-fd 99 /mnt true
-	# KNOWN: for an unprivileged caller parse.c implies CLONE_NEWUSER, and
-	# the plan does not record whether --unshare-user was given, which
-	# bwrap's check is on; not fixed yet.
-	SKIP=$(known_for as_user "exit stderr json info mountinfo status") \
-		same $R --disable-userns true
+	same $R --disable-userns true
+	same $R --unshare-user-try --disable-userns true
 	same $R --assert-userns-disabled true
 	same $R --unshare-user --assert-userns-disabled true
-	# KNOWN: as for --disable-userns above (as_user); not fixed yet.
-	SKIP=$(known_for as_user stderr) same $R --userns-block-fd 3 true
+	same $R --userns-block-fd 3 true
 	same $R --unshare-user --userns-block-fd 3 true
 	same $R --userns 3 true
 	SKIP=stderr same $R --pidns 3 true
@@ -339,9 +333,7 @@ rows_ids_env() {
 	SKIP=CapBnd same $R --cap-drop CAP_CHOWN --cap-drop CAP_KILL @ $STATUS
 	same $R --unshare-user --cap-add CAP_NET_ADMIN @ $STATUS
 	SKIP=CapBnd same $R --cap-drop ALL --cap-add CAP_SYS_ADMIN @ $STATUS
-	# KNOWN: hutch's --cap-add ALL leaves out CAP_SYS_RESOURCE (bit 24);
-	# not fixed yet.
-	SKIP="CapEff CapBnd" same $R --unshare-user --uid 5 --cap-add ALL @ $STATUS
+	same $R --unshare-user --uid 5 --cap-add ALL @ $STATUS
 }
 test_bwrap_ids_and_env() { table rows_ids_env; }
 
@@ -374,24 +366,19 @@ ns_helper_stop() {
 rows_join() {
 	ns_helper_start
 	same $R --userns 12 @ $STATUS
-	# KNOWN: as_user, "--userns not compatible --unshare-user" needs to
-	# know whether --unshare-user was given (parse.c implies
-	# CLONE_NEWUSER for an unprivileged caller); not fixed yet.
-	SKIP=$(known_for as_user "exit stdout stderr json info mountinfo status") same $R --userns 12 --unshare-user true
+	same $R --userns 12 --unshare-user true
+	same $R --userns 12 --unshare-all true
 	same $R --userns 12 --pidns 13 @ readlink /proc/self/ns/pid
-	# KNOWN: hutch fails "Creating new namespace failed: Invalid argument"
-	# when a new pid namespace is made inside a joined one (child.c); not
-	# fixed yet.
-	SKIP="exit stdout stderr json info mountinfo status" same $R --userns 12 --pidns 13 --unshare-pid @ sh -c 'echo $$'
-	# KNOWN (CapEff): hutch leaves out CAP_SYS_RESOURCE; not fixed yet.
-	SKIP="CapBnd CapEff" same $R --userns 12 --userns2 16 @ sh -c 'cat /proc/self/uid_map'
-	# KNOWN: hutch refuses --uid with --userns as root ("Specifying --uid
-	# requires --unshare-user or --userns") and ignores it as a user, where
-	# bwrap fails "unable to switch to uid 7"; not fixed yet.
-	SKIP="exit stdout stderr json info mountinfo status" same $R --userns 12 --uid 7 @ id -u
+	same $R --userns 12 --pidns 13 --unshare-pid @ sh -c 'echo $$'
+	# Documented in hutch(1): inside --userns2 bwrap leaves the bounding
+	# set full, and a root caller's COMMAND holds every capability there;
+	# hutch applies the same capability rules as everywhere else.
+	SKIP="CapBnd $(known_for as_root CapEff)" same $R --userns 12 --userns2 16 @ sh -c 'cat /proc/self/uid_map'
+	same $R --userns 12 --uid 7 @ id -u
+	same $R --userns 12 --uid 0 --gid 0 @ $STATUS
 	ns_helper_stop
 }
-test_bwrap_join_namespaces() { [ -z "${ASAN_OPTIONS:-}" ] || skip "under make asan, LeakSanitizer's exit-time tracer hangs once the supervisor has joined a pid namespace (known, see the closing note)"; table rows_join; }
+test_bwrap_join_namespaces() { table rows_join; }
 
 LOCKTEST='import fcntl
 f = open("/tmp/lock", "r+")
@@ -413,13 +400,11 @@ rows_protocol() {
 	same $R --seccomp 8 @ sh -c 'uname; echo $?'
 	same $R --add-seccomp-fd 8 @ sh -c 'uname; echo $?'
 	same $R --seccomp 8 --seccomp 8 @ true
-	# KNOWN (stdout, the fd list): COMMAND inherits fds bwrap closes or
-	# never has: an extra fd 19 (and 512), and --sync-fd, --args,
-	# --json-status-fd and --info-fd fds (child.c/main.c); not fixed yet.
-	SKIP=stdout same $R @ sh -c "$FDS"
-	SKIP=stdout same $R --info-fd 14 --sync-fd 4 --block-fd 5 --args 7 --seccomp 8 --tmpfs /tmp \
+	same $R @ sh -c "$FDS"
+	same $R --info-fd 14 --sync-fd 4 --block-fd 5 --args 7 --seccomp 8 --tmpfs /tmp \
 		--ro-bind-data 6 /tmp/x --file 3 /tmp/y @ sh -c "$FDS"
-	SKIP=stdout same $R --unshare-pid --sync-fd 4 --lock-file /etc/hostname @ sh -c "$FDS"
+	same $R --unshare-pid --sync-fd 4 --lock-file /etc/hostname @ sh -c "$FDS"
+	same $R --bind-fd 10 /mnt --sync-fd 4 @ sh -c "$FDS"
 }
 test_bwrap_protocol() { table rows_protocol; }
 

@@ -1061,6 +1061,7 @@ START_TEST(test_apply_cap_add_all)
 		.seccomp_policy = "none",
 		.caps_add = ~0ULL,
 		.caps_drop = 1ULL << CAP_SYS_ADMIN,
+		.userns_fd = -1,	/* no user namespace: the bounding set limits */
 	};
 	char err[ERRLEN] = "";
 	int status;
