@@ -380,6 +380,14 @@ static error_t on_option(int key, char *arg, struct argp_state *state)
 	return record_option(ctx, s, arg, state);
 }
 
+/* --level-prefix (bwrap 0.11): messages carry a syslog level, <3> for
+ * errors (a warning turns it into <4>). */
+static void take_level_prefix(struct plan *plan)
+{
+	plan->level_prefix = true;
+	plan->prog = plan->mode == MODE_BWRAP ? "<3>bwrap" : "<3>hutch";
+}
+
 static const struct opt_spec *spec_by_name(const struct plan *plan, const char *arg)
 {
 	size_t len = strcspn(arg + 2, "=");
@@ -393,7 +401,7 @@ static const struct opt_spec *spec_by_name(const struct plan *plan, const char *
 /* Check the options before argp reads them, so that an unknown option
  * or a missing argument gets bwrap's own words, and no abbreviation of
  * a long option is taken for another. */
-static int check_words(const struct plan *plan, int argc, char **argv,
+static int check_words(struct plan *plan, int argc, char **argv,
 		       char *err, size_t errlen)
 {
 	for (int i = 1; i < argc; i++) {
@@ -410,6 +418,10 @@ static int check_words(const struct plan *plan, int argc, char **argv,
 			snprintf(err, errlen, "Unknown option %s", argv[i]);
 			return -1;
 		}
+		/* As bwrap reads its options in order: messages about the
+		 * options after --level-prefix carry the level already. */
+		if (s->key == OPT_LEVEL_PREFIX)
+			take_level_prefix(plan);
 		if (strchr(argv[i], '=') || (s->flags & OPTARG))
 			continue;
 		if (i + s->nargs >= argc) {
@@ -806,13 +818,7 @@ static int apply_seccomp_fd(struct apply_ctx *a, bool once)
 		return -1;
 	if (once && plan->seccomp_fd_given) {
 		/* bwrap: a later --seccomp replaces the earlier one */
-		char prog[32];
-
-		/* a warning: "<4>" under --level-prefix */
-		snprintf(prog, sizeof(prog), "%s", plan->prog);
-		if (strncmp(prog, "<3>", 3) == 0)
-			prog[1] = '4';
-		log_line(prog, "Only the last --seccomp option will take effect");
+		log_warning(plan->prog, "Only the last --seccomp option will take effect");
 		plan->seccomp_fds[0] = fd;
 		return 0;
 	}
@@ -872,7 +878,7 @@ static int apply_protocol(struct apply_ctx *a)
 	case OPT_OVERLAY: return apply_overlay(a, FS_OVERLAY);
 	case OPT_TMP_OVERLAY: return apply_overlay(a, FS_TMP_OVERLAY);
 	case OPT_RO_OVERLAY: return apply_overlay(a, FS_RO_OVERLAY);
-	case OPT_LEVEL_PREFIX: plan->level_prefix = true; return 0;
+	case OPT_LEVEL_PREFIX: take_level_prefix(plan); return 0;
 	case OPT_EXEC_LABEL: replace_str(&plan->exec_label, args[0]); return 0;
 	case OPT_FILE_LABEL: replace_str(&plan->file_label, args[0]); return 0;
 	case OPT_DISABLE_USERNS: plan->disable_userns = true; return 0;
@@ -1081,7 +1087,8 @@ int cli_apply(struct plan *plan, const struct option_record *rec,
 
 void cli_help(const struct plan *plan, FILE *out)
 {
-	fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n\n", plan->prog);
+	fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n\n",
+		plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
 	for (size_t i = 0; i < N_SPECS; i++) {
 		char left[64];
 

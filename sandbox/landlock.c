@@ -1082,7 +1082,7 @@ static void remove_stale_run_dirs(struct fallback *fb)
 		    remove_tree(fb->base_fd, e->d_name, 0) < 0) {
 			snprintf(msg, sizeof(msg), "fallback: stale per-run directory %s/%s: "
 				 "not removed: %s", fb->base, e->d_name, strerror(errno));
-			log_line(fb->plan->prog, msg);
+			log_warning(fb->plan->prog, msg);
 		}
 	closedir(dir);
 }
@@ -1213,7 +1213,7 @@ static void remove_run_dirs(struct fallback *fb)
 		return;
 	snprintf(msg, sizeof(msg), "teardown: per-run directory %s/%s: not removed: %s "
 		 "(the next run removes it)", fb->base, fb->run_name, strerror(errno));
-	log_line(fb->plan->prog, msg);
+	log_warning(fb->plan->prog, msg);
 }
 
 /* PATH as COMMAND reaches it: inside a per-run directory, or itself. */
@@ -1444,7 +1444,7 @@ static void print_notice(struct sandbox *sb)
 	snprintf(msg, sizeof(msg), "fallback: user namespaces refused (%s); running under "
 		 "Landlock ABI %d + seccomp; approximations: %s", found.reason, found.abi,
 		 approx);
-	log_line(sb->plan->prog, msg);
+	log_warning(sb->plan->prog, msg);
 }
 
 static int check_landlock(struct sandbox *sb)

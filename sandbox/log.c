@@ -22,3 +22,14 @@ void log_line(const char *prog, const char *msg)
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
 }
+
+void log_warning(const char *prog, const char *msg)
+{
+	char level_prog[64];
+
+	/* Under --level-prefix PROG starts "<3>", an error's level. */
+	snprintf(level_prog, sizeof(level_prog), "%s", prog);
+	if (strncmp(level_prog, "<3>", 3) == 0)
+		level_prog[1] = '4';
+	log_line(level_prog, msg);
+}

@@ -170,7 +170,7 @@ static int run(struct plan *plan)
 
 		snprintf(msg, sizeof(msg), "run: COMMAND stopped after the timeout of %gs",
 			 plan->timeout);
-		log_line(plan->prog, msg);
+		log_warning(plan->prog, msg);
 	}
 	return status;
 }

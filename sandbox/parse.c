@@ -215,9 +215,6 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = resolve_cwd_binds(plan, envp, err, errlen);
 	if (r == 0)
 		r = check_persistence(plan, envp, err, errlen);
-	/* --level-prefix (bwrap 0.11): messages carry a syslog level. */
-	if (r == 0 && plan->level_prefix)
-		plan->prog = plan->mode == MODE_BWRAP ? "<3>bwrap" : "<3>hutch";
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
 		plan->seccomp_policy = xstrdup("default");
 	/* bwrap keeps a root sandbox the capabilities its caller holds,

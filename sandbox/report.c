@@ -580,7 +580,7 @@ static void on_socket(struct sandbox *sb, short revents)
 	if (fd >= 0)
 		close(fd);
 	if (n == 1 && tag == TAG_NESTED && r->out >= 0)
-		log_line(sb->plan->prog, "report: a seccomp listener already "
+		log_warning(sb->plan->prog, "report: a seccomp listener already "
 			 "exists (nested sandbox?): refused calls are logged "
 			 "by the kernel instead");
 }
@@ -628,7 +628,7 @@ static void print_summary(struct sandbox *sb)
 		snprintf(msg, sizeof(msg), "%llu action%s refused by the "
 			 "seccomp policy (first: %s); use --report FILE for "
 			 "details", r->refused, s, r->first ? r->first : "?");
-	log_line(sb->plan->prog, msg);
+	log_warning(sb->plan->prog, msg);
 }
 
 static void close_fd(int *fd)

@@ -642,7 +642,7 @@ static int unenforced_pids(struct sandbox *sb)
 		snprintf(sb->err, sizeof(sb->err), "%.*s", (int)sizeof(sb->err) - 1, msg);
 		return -1;
 	}
-	log_line(plan->prog, msg);
+	log_warning(plan->prog, msg);
 	return 0;
 }
 
@@ -794,7 +794,7 @@ static void say(const struct sandbox *sb, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_line(sb->plan->prog, msg);
+	log_warning(sb->plan->prog, msg);
 }
 
 /* CPU seconds used by the sandbox's processes, all reaped by now. */
@@ -896,7 +896,7 @@ static void remove_cgroup(const struct sandbox *sb)
 		cgroup_path(sb, path, sizeof(path), NULL);
 		snprintf(msg, sizeof(msg), "limits: remove cgroup %s: %s (the next start removes it)",
 			 path, strerror(errno));
-		log_line(sb->plan->prog, msg);
+		log_warning(sb->plan->prog, msg);
 	}
 	sb->limits->name[0] = '\0';
 }

@@ -360,14 +360,19 @@ check_level_prefix() {
 	PROG=$T/bwrap
 	assert_eq "1 <3>bwrap: Can't find source path /no/such: No such file or directory" \
 		"$(outcome_of --level-prefix --ro-bind /no/such /x true)" "bwrap mode: an error in set-up"
-	# KNOWN: an error found while parsing is printed before --level-prefix
-	# takes effect (parse.c sets the "<3>" prefix); not fixed yet.
-	# assert_eq "1 <3>bwrap: Unknown option --bogus" "$(outcome_of --level-prefix --bogus true)" \
-	#	"bwrap mode: an error in parsing"
-	# KNOWN: parse.c sets the "<3>" prefix only when the whole plan parsed
-	# (r == 0), so plan errors lack it; not fixed yet.
-	# assert_eq "1 <3>bwrap: Specifying --hostname requires --unshare-uts" \
-	#	"$(outcome_of --level-prefix $R --hostname box true)" "bwrap mode: an inconsistent plan"
+	assert_eq "1 <3>bwrap: Unknown option --bogus" "$(outcome_of --level-prefix --bogus true)" \
+		"bwrap mode: an error in parsing"
+	# bwrap reads its options in order: an error before --level-prefix
+	# has no level.
+	assert_eq "1 bwrap: Unknown option --bogus" "$(outcome_of --bogus --level-prefix true)" \
+		"bwrap mode: an error before --level-prefix"
+	assert_eq "1 <3>bwrap: Specifying --hostname requires --unshare-uts" \
+		"$(outcome_of --level-prefix $R --hostname box true)" "bwrap mode: an inconsistent plan"
+	printf x >"$T/short-filter"
+	assert_eq "1 <4>bwrap: Only the last --seccomp option will take effect
+<3>bwrap: Invalid seccomp data, must be multiple of 8" \
+		"$(outcome_of --level-prefix $R --seccomp 3 --seccomp 3 true 3<"$T/short-filter")" \
+		"bwrap mode: a warning, then an error"
 	PROG=$T/hutch
 	assert_match "^125 <3>hutch: [a-z]+: [^<]*/no/such: No such file or directory$" \
 		"$(outcome_of --profile none --level-prefix --ro-bind /no/such /x true)" "hutch mode: an error"
@@ -377,9 +382,7 @@ check_level_prefix() {
 check_level_prefix_warning() {
 	[ "$AS" = as_root ] || return 0
 	PROG=$T/hutch
-	# KNOWN: warnings are printed with the "<3>" prefix of errors (the
-	# prefix is one per run, plan->prog); not fixed yet.
-	assert_match "^0 <[34]>hutch: limits: " "$(outcome_of --level-prefix $R true)" "hutch mode: a warning"
+	assert_match "^0 <4>hutch: limits: " "$(outcome_of --level-prefix $R true)" "hutch mode: a warning"
 }
 test_protocol_level_prefix() { for_each_caller check_level_prefix; }
 test_protocol_level_prefix_warning() { for_each_caller check_level_prefix_warning; }
