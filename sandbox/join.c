@@ -29,6 +29,7 @@
 #include "join.h"
 #include "log.h"
 #include "sandbox.h"
+#include "util.h"
 
 enum join_step {
 	JOIN_USERNS = 1,	/* setns into --userns failed */
@@ -45,49 +46,19 @@ struct join_reply {
 static void send_reply(int sock, int step, int err, int fd)
 {
 	struct join_reply reply = { .step = step, .err = err };
-	struct iovec iov = { .iov_base = &reply, .iov_len = sizeof(reply) };
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
 
-	if (fd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	}
 	/* Nothing to do on failure: the supervisor sees no pid 1. */
-	(void)sendmsg(sock, &msg, MSG_NOSIGNAL);
+	(void)send_with_fd(sock, &reply, sizeof(reply), fd);
 }
 
 /* One reply already queued; -1 when none is left. */
 static int recv_reply(int sock, struct join_reply *reply, int *fd)
 {
-	struct iovec iov = { .iov_base = reply, .iov_len = sizeof(*reply) };
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *c;
-
-	*fd = -1;
-	if (recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != sizeof(*reply))
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(*fd));
-	return 0;
+	if (recv_with_fd(sock, reply, sizeof(*reply), fd) == sizeof(*reply))
+		return 0;
+	if (*fd >= 0)
+		close(*fd);
+	return -1;
 }
 
 static void wait_exit(int pidfd)

@@ -32,6 +32,7 @@
 
 #include "pty.h"
 #include "sandbox.h"
+#include "util.h"
 
 #define RELAY_BUF (64 * 1024)
 #define PTMX_MAJOR 5
@@ -183,24 +184,7 @@ static int open_inner_pair(int *master)
  * (use it), without when the host master is to be used. */
 static int send_master(struct sandbox *sb, int inner)
 {
-	char byte = 'm';
-	struct iovec iov = { &byte, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	memset(&ctl, 0, sizeof(ctl));
-	if (inner >= 0) {
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		ctl.h.cmsg_level = SOL_SOCKET;
-		ctl.h.cmsg_type = SCM_RIGHTS;
-		ctl.h.cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(&ctl.h), &inner, sizeof(int));
-	}
-	if (sendmsg(sb->pty->handoff[1], &msg, MSG_NOSIGNAL) != 1)
+	if (send_with_fd(sb->pty->handoff[1], "m", 1, inner) != 1)
 		return pty_fail(sb, "hand the master to the supervisor");
 	return 0;
 }
@@ -475,24 +459,13 @@ static void on_stdout(struct sandbox *sb, short revents)
 static int receive_master(struct pty_state *st)
 {
 	char byte;
-	struct iovec iov = { &byte, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
-	};
-	struct cmsghdr *c;
 	int fd = -1, ptn;
 
-	if (recvmsg(st->handoff[0], &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1)
+	if (recv_with_fd(st->handoff[0], &byte, 1, &fd) != 1) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	}
 	/* Relay only a pty master, whatever arrives on the socket. */
 	if (fd >= 0 && ioctl(fd, TIOCGPTN, &ptn) < 0)
 		close_fd(&fd);

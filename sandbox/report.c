@@ -158,25 +158,7 @@ int report_prepare(struct sandbox *sb)
 
 static int send_message(int sock, char tag, int fd)
 {
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control;
-	struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cmsg;
-
-	if (fd >= 0) {
-		memset(&control, 0, sizeof(control));
-		msg.msg_control = control.buf;
-		msg.msg_controllen = sizeof(control.buf);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return send_with_fd(sock, &tag, 1, fd) == 1 ? 0 : -1;
 }
 
 int report_send_listener(struct sandbox *sb, int listener)
@@ -510,47 +492,6 @@ static void start_listening(struct sandbox *sb, int fd)
 	}
 }
 
-/* Close the fds of every SCM_RIGHTS message in MSG but the first fd. */
-static int take_fd(struct msghdr *msg)
-{
-	int fd = -1;
-
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		size_t n;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (fd < 0)
-				fd = got;
-			else
-				close(got);
-		}
-	}
-	return fd;
-}
-
-static ssize_t receive(int sock, char *tag, int *fd)
-{
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} control;
-	struct iovec iov = { .iov_base = tag, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
-	};
-	ssize_t n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-
-	*fd = n >= 0 ? take_fd(&msg) : -1;
-	return n;
-}
-
 static void stop_socket(struct sandbox *sb)
 {
 	supervise_remove_source(sb, sb->report_sock[0]);
@@ -569,7 +510,7 @@ static void on_socket(struct sandbox *sb, short revents)
 	ssize_t n;
 
 	(void)revents;
-	n = receive(sb->report_sock[0], &tag, &fd);
+	n = recv_with_fd(sb->report_sock[0], &tag, 1, &fd);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	stop_socket(sb);

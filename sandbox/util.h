@@ -19,4 +19,12 @@ ssize_t read_file_at(int dir, const char *name, char *buf, size_t len);
 /* Write TEXT to the existing file NAME in DIR; 0 or -1 with errno. */
 int write_file_at(int dir, const char *name, const char *text);
 
+/* Send LEN bytes of DATA on the unix socket SOCK, with FD attached
+ * (SCM_RIGHTS) unless it is -1; what sendmsg returns. */
+ssize_t send_with_fd(int sock, const void *data, size_t len, int fd);
+/* Receive a message of up to LEN bytes into DATA from SOCK, never
+ * waiting; *FD is the first fd attached (close-on-exec), or -1, and any
+ * other attached fd is closed.  What recvmsg returns. */
+ssize_t recv_with_fd(int sock, void *data, size_t len, int *fd);
+
 #endif
