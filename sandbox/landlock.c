@@ -1639,19 +1639,8 @@ static void start_grace(struct sandbox *sb)
 
 static void on_signals(struct sandbox *sb)
 {
-	struct signalfd_siginfo si;
-
-	while (read(sb->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		int sig = (int)si.ssi_signo;
-
-		if (sig == SIGWINCH) {
-			pty_on_winch(sb);
-			continue;
-		}
-		signal_command(sb, sig);
-		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
-			start_grace(sb);
-	}
+	if (supervise_forward_signals(sb))
+		start_grace(sb);
 }
 
 /* --timeout: SIGTERM, then after the grace SIGKILL to all. */

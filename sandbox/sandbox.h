@@ -77,6 +77,9 @@ struct sandbox {
 int supervise_add_source(struct sandbox *sb, int fd, short events,
 			 void (*on_ready)(struct sandbox *sb, short revents));
 void supervise_remove_source(struct sandbox *sb, int fd);
+/* Pass the signals that came to hutch on to pid 1 (SIGWINCH to the pty
+ * relay); true when one of them asks the sandbox to end. */
+bool supervise_forward_signals(struct sandbox *sb);
 /* Read what the set-up log holds now, never waiting for more. */
 void supervise_drain_log(struct sandbox *sb);
 

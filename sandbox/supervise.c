@@ -382,9 +382,10 @@ static void start_grace(struct sandbox *sb, struct run_state *rs)
 	arm_timer(rs);
 }
 
-static void on_signal(struct sandbox *sb, struct run_state *rs)
+bool supervise_forward_signals(struct sandbox *sb)
 {
 	struct signalfd_siginfo si;
+	bool ending = false;
 
 	while (read(sb->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		int sig = (int)si.ssi_signo;
@@ -394,9 +395,15 @@ static void on_signal(struct sandbox *sb, struct run_state *rs)
 			continue;
 		}
 		signal_pid1(sb, sig);
-		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
-			start_grace(sb, rs);
+		ending |= sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
 	}
+	return ending;
+}
+
+static void on_signal(struct sandbox *sb, struct run_state *rs)
+{
+	if (supervise_forward_signals(sb))
+		start_grace(sb, rs);
 }
 
 static void on_timer(struct sandbox *sb, struct run_state *rs)
