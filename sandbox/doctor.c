@@ -35,6 +35,7 @@
 
 #include "resource_limits.h"
 #include "doctor.h"
+#include "policy.h"
 #include "landlock_scope.h"
 #include "sandbox.h"
 #include "seal.h"
@@ -809,15 +810,22 @@ static void check_memfd(struct doctor *d, struct finding *f)
  * would hide the kernel's EBUSY behind another errno). */
 static void probe_listener(struct probe *p, int arg)
 {
-	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	struct sock_fprog prog = { .len = 1, .filter = &allow };
+	struct sock_fprog prog = { 0 };
+	struct sock_filter *insns = NULL;
+	char err[256];
+	size_t n = 0;
 
 	(void)arg;
-	if (!step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0))
+	errno = ENOMEM;
+	if (!step(p, "build a filter", policy_allow_all_program(&insns, &n, err, sizeof(err)) == 0))
 		return;
-	p->ok = step(p, "load a filter with a listener",
-		     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-			     &prog) >= 0);
+	prog.len = (unsigned short)n;
+	prog.filter = insns;
+	if (step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0))
+		p->ok = step(p, "load a filter with a listener",
+			     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog) >= 0);
+	free(insns);
 }
 
 static void probe_seccomp(struct probe *p, int arg)

@@ -89,9 +89,15 @@ bool policy_allows(const struct policy_ready *ready, const char *syscall);
 const char *policy_rule_source(const struct policy_ready *ready,
 			       const char *syscall);
 
-/* The compiled filter (struct sock_filter instructions), NULL and 0 when
- * there is none: for a process that cannot share hutch's memory. */
-const void *policy_ready_bpf(const struct policy_ready *ready, size_t *n_insns);
+/* A filter that allows everything, built by libseccomp: for probes that
+ * load it themselves (--doctor).  0, or -1 with ERR written. */
+struct sock_filter;
+int policy_allow_all_program(struct sock_filter **prog, size_t *n,
+			     char *err, size_t errlen);
+
+/* The plain filter (struct sock_filter instructions, refusals as
+ * errors), compiled on first use; NULL and 0 when there is none. */
+const void *policy_ready_bpf(struct policy_ready *ready, size_t *n_insns);
 
 /* Capability name -> number: "CAP_SYS_ADMIN", "sys_admin", any case;
  * "ALL" -> -2; -1 when unknown. */

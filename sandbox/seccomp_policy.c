@@ -540,6 +540,80 @@ int seccomp_policy_append(struct seccomp_policy *pol, const char *syscall,
 	return 0;
 }
 
+/* A copy of RULE into POL, with ACTION. */
+static int copy_rule(struct seccomp_policy *pol, const struct seccomp_rule *rule,
+		     struct seccomp_action action)
+{
+	char *source = strdup(rule->source);
+
+	if (!source || add_rule(pol, rule->syscall, action, &rule->cond, source) < 0) {
+		free(source);
+		return -1;
+	}
+	return 0;
+}
+
+static struct seccomp_action notified(struct seccomp_action action, bool notify)
+{
+	if (notify && !action.allow)
+		action.errnum = SECCOMP_NOTIFY;
+	return action;
+}
+
+static struct seccomp_policy *empty_policy(struct seccomp_action dflt, const char *source)
+{
+	struct seccomp_policy *pol = calloc(1, sizeof(*pol));
+
+	if (pol) {
+		pol->default_action = dflt;
+		pol->default_source = strdup(source);
+	}
+	if (pol && !pol->default_source) {
+		free(pol);
+		pol = NULL;
+	}
+	return pol;
+}
+
+struct seccomp_policy *seccomp_policy_copy(const struct seccomp_policy *pol, bool notify)
+{
+	struct seccomp_policy *copy = empty_policy(notified(pol->default_action, notify),
+						   pol->default_source);
+
+	for (size_t i = 0; copy && i < pol->n_rules; i++)
+		if (copy_rule(copy, &pol->rules[i], notified(pol->rules[i].action, notify)) < 0) {
+			seccomp_policy_free(copy);
+			copy = NULL;
+		}
+	return copy;
+}
+
+struct seccomp_policy *seccomp_policy_only(const struct seccomp_policy *pol,
+					   const char *const *names, size_t n)
+{
+	struct seccomp_action allow = { .allow = true };
+	struct seccomp_policy *only = empty_policy(allow, pol->default_source);
+	struct seccomp_cond none = { .present = false };
+	int rc = only ? 0 : -1;
+
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		/* What the default says of NAME, overridden by its rules. */
+		char *source = strdup(pol->default_source);
+
+		rc = source ? add_rule(only, names[k], pol->default_action, &none, source) : -1;
+		if (rc < 0)
+			free(source);
+		for (size_t i = 0; rc == 0 && i < pol->n_rules; i++)
+			if (strcmp(pol->rules[i].syscall, names[k]) == 0)
+				rc = copy_rule(only, &pol->rules[i], pol->rules[i].action);
+	}
+	if (rc < 0) {
+		seccomp_policy_free(only);
+		return NULL;
+	}
+	return only;
+}
+
 /* ---- what the rules decide for one syscall ---- */
 
 /* For one syscall: the action when no exception matches, and the
@@ -709,8 +783,11 @@ struct cover {
 
 static uint32_t scmp_action(struct seccomp_action action)
 {
-	return action.allow ? SCMP_ACT_ALLOW :
-	       SCMP_ACT_ERRNO((uint32_t)action.errnum);
+	if (action.allow)
+		return SCMP_ACT_ALLOW;
+	if (action.errnum == SECCOMP_NOTIFY)
+		return SCMP_ACT_NOTIFY;
+	return SCMP_ACT_ERRNO((uint32_t)action.errnum);
 }
 
 static int add_masked(scmp_filter_ctx ctx, uint32_t action, int nr,

@@ -107,6 +107,18 @@ int seccomp_policy_append(struct seccomp_policy *pol, const char *syscall,
 
 void seccomp_policy_free(struct seccomp_policy *pol);
 
+/* The errno of a deny that the filter turns into a user notification
+ * (SCMP_ACT_NOTIFY) instead of an error: the supervisor answers it. */
+#define SECCOMP_NOTIFY (-1)
+
+/* A copy of POL; with NOTIFY, every deny is a notification.  NULL when
+ * out of memory. */
+struct seccomp_policy *seccomp_policy_copy(const struct seccomp_policy *pol, bool notify);
+/* A policy that allows everything but the N syscalls NAMES, which it
+ * treats as POL does.  NULL when out of memory. */
+struct seccomp_policy *seccomp_policy_only(const struct seccomp_policy *pol,
+					   const char *const *names, size_t n);
+
 /* Is SYSCALL a name a policy may use (see SYSCALL in the grammar)? */
 bool seccomp_syscall_name_valid(const char *syscall);
 

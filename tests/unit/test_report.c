@@ -185,7 +185,7 @@ static const uint64_t arg_values[] = {
 
 /* For every syscall number, native and x32, and another ABI: the same
  * result as the plain filter. */
-static void assert_same_results(const struct policy_ready *ready)
+static void assert_same_results(struct policy_ready *ready)
 {
 	size_t n_plain;
 	const struct sock_filter *plain = policy_ready_bpf(ready, &n_plain);
