@@ -9,7 +9,11 @@
  * '/', a policy file; --allow and --deny add rules on top, as hutch's
  * --seccomp-allow and --seccomp-deny do.  The program refuses with the
  * policy's errnos (no user notification: bwrap has no supervisor to
- * answer them) and kills a syscall of another ABI. */
+ * answer them) and kills a syscall of another ABI.
+ *
+ * --variant notify or late writes instead one of the two programs that
+ * hutch mode loads (see enum seccomp_variant); the build embeds them for
+ * the shipped policies.  A late program that is not needed is empty. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +28,8 @@
 #define ERRLEN 512
 
 static const char usage[] =
-	"usage: hutch-seccomp [--allow SYSCALL]... [--deny SYSCALL[:ERRNO]]... "
-	"POLICY [OUTPUT]\n"
+	"usage: hutch-seccomp [--variant plain|notify|late] [--allow SYSCALL]... "
+	"[--deny SYSCALL[:ERRNO]]... POLICY [OUTPUT]\n"
 	"Write POLICY (a shipped name or a file path) as the BPF program that "
 	"bwrap --seccomp FD takes, to OUTPUT or standard output.\n";
 
@@ -63,16 +67,37 @@ static int add_rule(struct seccomp_policy *pol, const char *option,
 				     errlen);
 }
 
-/* Options first, then POLICY and OUTPUT; returns the index of POLICY. */
-static int parse_rules(int argc, char **argv, struct seccomp_policy *pol,
-		       char *err, size_t errlen)
+static int parse_variant(const char *word, enum seccomp_variant *variant,
+			 char *err, size_t errlen)
+{
+	static const char *const names[] = { "plain", "notify", "late" };
+
+	for (int v = SECCOMP_PLAIN; v <= SECCOMP_LATE; v++)
+		if (strcmp(word, names[v]) == 0) {
+			*variant = (enum seccomp_variant)v;
+			return 0;
+		}
+	snprintf(err, errlen, "--variant %s: expected plain, notify or late", word);
+	return -1;
+}
+
+/* Options first, then POLICY and OUTPUT; returns the index of POLICY.
+ * With POL, the rules are added to it. */
+static int parse_options(int argc, char **argv, struct seccomp_policy *pol,
+			 enum seccomp_variant *variant, char *err, size_t errlen)
 {
 	int i = 1;
 
 	for (; i + 1 < argc && (strcmp(argv[i], "--allow") == 0 ||
-				strcmp(argv[i], "--deny") == 0); i += 2)
-		if (pol && add_rule(pol, argv[i], argv[i + 1], err, errlen) < 0)
+				strcmp(argv[i], "--deny") == 0 ||
+				strcmp(argv[i], "--variant") == 0); i += 2) {
+		if (strcmp(argv[i], "--variant") == 0) {
+			if (parse_variant(argv[i + 1], variant, err, errlen) < 0)
+				return -1;
+		} else if (pol && add_rule(pol, argv[i], argv[i + 1], err, errlen) < 0) {
 			return -1;
+		}
+	}
 	return i;
 }
 
@@ -89,37 +114,58 @@ static int open_output(const char *path)
 	return STDOUT_FILENO;
 }
 
-static int write_program(const struct seccomp_policy *pol, const char *path)
+static int write_all(int fd, const void *buf, size_t len)
 {
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_program(const struct seccomp_policy *pol, enum seccomp_variant variant,
+			 const char *path)
+{
+	const char *where = path ? path : "standard output";
 	char err[ERRLEN] = "";
-	scmp_filter_ctx ctx;
+	struct sock_filter *prog;
+	size_t n;
 	int fd, rc;
 
-	if (seccomp_policy_build(pol, &ctx, err, sizeof(err)) < 0)
+	if (seccomp_policy_export(pol, variant, &prog, &n, err, sizeof(err)) < 0)
 		return fail_line(err);
 	fd = open_output(path);
 	if (fd < 0) {
-		seccomp_release(ctx);
-		return fail(path ? path : "standard output", errno == ENOTTY ?
+		free(prog);
+		return fail(where, errno == ENOTTY ?
 			    "a terminal; redirect it or name an OUTPUT file" :
 			    strerror(errno));
 	}
-	rc = seccomp_export_bpf(ctx, fd);
-	seccomp_release(ctx);
+	rc = write_all(fd, prog, n * 8);	/* 8: sizeof(struct sock_filter) */
+	free(prog);
 	if (rc == 0 && fd != STDOUT_FILENO && close(fd) < 0)
-		rc = -errno;
-	if (rc < 0)
-		return fail(path ? path : "standard output", strerror(-rc));
-	return 0;
+		rc = -1;
+	return rc < 0 ? fail(where, strerror(errno)) : 0;
 }
 
 int main(int argc, char **argv)
 {
+	enum seccomp_variant variant = SECCOMP_PLAIN;
 	struct seccomp_policy *pol = NULL;
 	char err[ERRLEN] = "";
-	int first = parse_rules(argc, argv, NULL, err, sizeof(err));
+	int first = parse_options(argc, argv, NULL, &variant, err, sizeof(err));
 	int status;
 
+	if (first < 0)
+		return fail_line(err);
 	if (first >= argc || argc - first > 2 || argv[first][0] == '-') {
 		fputs(usage, first < argc && strcmp(argv[first], "--help") == 0 ?
 		      stdout : stderr);
@@ -127,11 +173,11 @@ int main(int argc, char **argv)
 	}
 	if (seccomp_policy_load(argv[first], &pol, err, sizeof(err)) < 0)
 		return fail_line(err);
-	if (parse_rules(argc, argv, pol, err, sizeof(err)) < 0) {
+	if (parse_options(argc, argv, pol, &variant, err, sizeof(err)) < 0) {
 		seccomp_policy_free(pol);
 		return fail_line(err);
 	}
-	status = write_program(pol, argc - first == 2 ? argv[first + 1] : NULL);
+	status = write_program(pol, variant, argc - first == 2 ? argv[first + 1] : NULL);
 	seccomp_policy_free(pol);
 	return status;
 }

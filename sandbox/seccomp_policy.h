@@ -109,7 +109,7 @@ void seccomp_policy_free(struct seccomp_policy *pol);
 
 /* The errno of a deny that the filter turns into a user notification
  * (SCMP_ACT_NOTIFY) instead of an error: the supervisor answers it. */
-#define SECCOMP_NOTIFY (-1)
+#define SECCOMP_ERRNO_NOTIFY (-1)
 
 /* A copy of POL; with NOTIFY, every deny is a notification.  NULL when
  * out of memory. */
@@ -140,6 +140,29 @@ const char *seccomp_policy_source(const struct seccomp_policy *pol,
 /* Does the policy let SYSCALL through whatever its arguments? */
 bool seccomp_policy_always_allows(const struct seccomp_policy *pol,
 				  const char *syscall);
+
+/* The syscalls COMMAND's process makes between loading the notifying
+ * filter and handing its listener to the supervisor: a refusal notified
+ * then would wait for an answer that cannot come. */
+#define SECCOMP_N_HAND_OVER 2
+extern const char *const seccomp_hand_over_calls[SECCOMP_N_HAND_OVER];
+/* Does POL let both hand-over calls through, whatever their arguments? */
+bool seccomp_hand_over_allowed(const struct seccomp_policy *pol);
+
+/* The programs built from one policy.  hutch mode loads NOTIFY (with a
+ * listener) and, after handing the listener over, LATE. */
+enum seccomp_variant {
+	SECCOMP_PLAIN = 0,	/* refusals are errors */
+	SECCOMP_NOTIFY = 1,	/* refusals are notifications; hand-over calls allowed */
+	SECCOMP_LATE = 2,	/* the policy's verdict on the hand-over calls only */
+};
+
+struct sock_filter;
+/* VARIANT of POL as kernel BPF built by libseccomp: *PROG (malloc'd) of
+ * *N instructions; NULL and 0 for a LATE that is not needed.  0, or -1
+ * with ERR written. */
+int seccomp_policy_export(const struct seccomp_policy *pol, enum seccomp_variant variant,
+			  struct sock_filter **prog, size_t *n, char *err, size_t errlen);
 
 /* Arguments of a syscall. */
 #define SECCOMP_ARGS 6

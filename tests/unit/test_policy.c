@@ -15,6 +15,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -380,6 +381,39 @@ START_TEST(test_shipped_policies_parse)
 	ck_assert_int_eq(seccomp_policy_is_empty(pol), _i == 2);
 	ctx = build(pol);
 	seccomp_release(ctx);
+	seccomp_policy_free(pol);
+}
+END_TEST
+
+/* The programs built with hutch for each shipped policy are what
+ * libseccomp builds from its text now: the embedded copy is never stale,
+ * and a late program is there exactly when the policy needs one. */
+START_TEST(test_embedded_programs_match)
+{
+	static const char *names[] = { "default", "strict", "none" };
+	static const enum seccomp_variant variants[] = { SECCOMP_NOTIFY, SECCOMP_LATE };
+	char err[ERRLEN] = "";
+	struct seccomp_policy *pol = NULL;
+
+	ck_assert_msg(seccomp_policy_load(names[_i], &pol, err, sizeof err) == 0,
+		      "%s: %s", names[_i], err);
+	for (size_t v = 0; v < 2; v++) {
+		struct sock_filter *built, *embedded;
+		size_t n_built, n_embedded;
+
+		ck_assert_msg(seccomp_policy_export(pol, variants[v], &built, &n_built,
+						    err, sizeof err) == 0, "%s", err);
+		ck_assert_msg(builtin_filter_copy(names[_i], variants[v], &embedded,
+						  &n_embedded) == 0,
+			      "%s: no embedded program %d", names[_i], variants[v]);
+		ck_assert_uint_eq(n_built, n_embedded);
+		ck_assert(n_built == 0 ||
+			  memcmp(built, embedded, n_built * sizeof *built) == 0);
+		free(built);
+		free(embedded);
+	}
+	ck_assert_int_eq(builtin_filter_copy("nosuch", SECCOMP_NOTIFY, &(struct sock_filter *){ NULL },
+					     &(size_t){ 0 }), -1);
 	seccomp_policy_free(pol);
 }
 END_TEST
@@ -1138,6 +1172,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(parser, test_parse_long_line_and_nul);
 	tcase_add_test(parser, test_include_shipped);
 	tcase_add_loop_test(parser, test_shipped_policies_parse, 0, 3);
+	tcase_add_loop_test(parser, test_embedded_programs_match, 0, 3);
 	tcase_add_test(parser, test_load_path_and_unknown_name);
 	tcase_add_test(parser, test_append_and_queries);
 	tcase_add_test(parser, test_errno_names);
