@@ -30,7 +30,7 @@ LIB_SRCS = $(filter-out sandbox/main.c,$(SRCS))
 
 # The shipped policies' seccomp programs, built by libseccomp at build time.
 SHIPPED_POLICIES = $(notdir $(filter profiles/seccomp/%,$(PROFILE_FILES)))
-FILTER_FILES = $(foreach p,$(SHIPPED_POLICIES),build/filters/$(p).notify build/filters/$(p).late)
+FILTER_FILES = $(foreach p,$(SHIPPED_POLICIES),$(foreach v,plain notify late,build/filters/$(p).$(v)))
 DATA_OBJS = build/builtin_data.o build/filters_data.o
 
 OBJS = $(SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
@@ -45,8 +45,12 @@ all: hutch build/hutch-seccomp
 # libseccomp and libcap linked statically, and every symbol bound at
 # start: a launch loads one shared library (libc) instead of three, and
 # the processes it forks resolve nothing again (see README, Benchmarks).
+# build/hutch-seccomp is linked the same way: the programs it writes for
+# the build are those hutch's own libseccomp would build.
+HUTCH_LIBS = -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -Wl,-z,now
+
 hutch: $(OBJS)
-	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -Wl,-z,now
+	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(HUTCH_LIBS)
 
 # The init that pid 1 runs from a sealed memfd: static, so that it starts
 # in any sandbox root, even one without a libc.
@@ -58,7 +62,7 @@ build/hutch-init: helpers/hutch-init.c | build
 # --seccomp FD takes.
 build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/builtin.o \
 		build/builtin_data.o | build
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(HUTCH_LIBS)
 
 build/builtin_data.S: sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) | build
 	sh sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) > $@
@@ -68,6 +72,10 @@ build/builtin_data.o: build/builtin_data.S
 
 # A launch under a shipped policy as it ships loads these instead of
 # compiling the policy again (see sandbox/builtin_filters.c).
+build/filters/%.plain: build/hutch-seccomp
+	@mkdir -p $(@D)
+	build/hutch-seccomp --variant plain $* $@
+
 build/filters/%.notify: build/hutch-seccomp
 	@mkdir -p $(@D)
 	build/hutch-seccomp --variant notify $* $@

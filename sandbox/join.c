@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,7 +164,7 @@ static int collect_replies(struct sandbox *sb, int sock)
 		else if (r.step == JOIN_CLONE && fd >= 0)
 			sb->pid1_fd = fd;
 		else
-			err = r.err;
+			err = r.err ? r.err : EMFILE;	/* a pidfd that did not come */
 	}
 	reap(second);
 	if (failed)
@@ -198,5 +199,14 @@ pid_t join_clone(struct sandbox *sb, int flags)
 	reap(first_fd);
 	pid = collect_replies(sb, sock[0]) < 0 ? -1 : pidfd_pid(sb->pid1_fd);
 	close(sock[0]);
+	if (pid < 0 && sb->pid1_fd >= 0) {
+		/* No pid to name it by (no fdinfo): it must not stay. */
+		int errnum = errno;
+
+		syscall(SYS_pidfd_send_signal, sb->pid1_fd, SIGKILL, NULL, 0);
+		reap(sb->pid1_fd);
+		sb->pid1_fd = -1;
+		errno = errnum ? errnum : ESRCH;
+	}
 	return pid;
 }

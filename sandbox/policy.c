@@ -26,7 +26,7 @@
 
 struct policy_ready {
 	struct seccomp_policy *policy;	/* NULL in bwrap mode */
-	struct sock_filter *bpf;	/* the plain filter, or NULL (see load_plain) */
+	struct sock_filter *bpf;	/* the plain filter; NULL: none to load */
 	size_t n_insns;
 	struct sock_filter *notify;	/* refusals notified, or NULL */
 	size_t n_notify;
@@ -118,8 +118,10 @@ unsigned long long policy_permitted_caps(void)
 
 	if (!caps)
 		return 0;
+	/* Only those clone passes on, whatever the sandbox's namespaces. */
 	for (cap_value_t cap = 0; cap < cap_max_bits() && cap < 64; cap++)
-		if (cap_get_flag(caps, cap, CAP_PERMITTED, &on) == 0 && on == CAP_SET)
+		if (cap_get_flag(caps, cap, CAP_PERMITTED, &on) == 0 && on == CAP_SET &&
+		    cap_get_bound(cap) == 1)
 			bits |= 1ULL << cap;
 	cap_free(caps);
 	return bits;
@@ -170,6 +172,24 @@ static int prepare_caps(const struct plan *plan, struct policy_ready *ready,
 	return 0;
 }
 
+/* hutch mode reports refusals through NOTIFY and LATE.  A policy whose
+ * variants libseccomp cannot build (a condition the late filter would
+ * have to complement) runs with the plain filter, unreported. */
+static void prepare_reporting(const struct plan *plan, struct policy_ready *ready)
+{
+	char ignored[256];
+
+	if (filter_program(plan, ready, SECCOMP_NOTIFY, &ready->notify, &ready->n_notify,
+			   ignored, sizeof(ignored)) == 0 &&
+	    filter_program(plan, ready, SECCOMP_LATE, &ready->late, &ready->n_late,
+			   ignored, sizeof(ignored)) == 0)
+		return;
+	free(ready->notify);
+	free(ready->late);
+	ready->notify = ready->late = NULL;
+	ready->n_notify = ready->n_late = 0;
+}
+
 int policy_prepare(const struct plan *plan, struct policy_ready **out,
 		   char *err, size_t errlen)
 {
@@ -192,18 +212,14 @@ int policy_prepare(const struct plan *plan, struct policy_ready **out,
 		ready->join_session_keyring =
 			!seccomp_policy_refuses(ready->policy, "keyctl");
 		ready->has_filter = !seccomp_policy_is_empty(ready->policy);
-		/* hutch mode reports refusals: the plain filter is compiled
-		 * only where it is loaded instead (see plain_filter). */
-		if (ready->has_filter && plan->mode == MODE_HUTCH &&
-		    (filter_program(plan, ready, SECCOMP_NOTIFY, &ready->notify,
-				    &ready->n_notify, err, errlen) < 0 ||
-		     filter_program(plan, ready, SECCOMP_LATE, &ready->late,
-				    &ready->n_late, err, errlen) < 0))
-			goto fail;
-		if (ready->has_filter && plan->mode != MODE_HUTCH &&
+		/* Always here, before COMMAND's limits could get in the way,
+		 * and the judge of whether the policy can be expressed. */
+		if (ready->has_filter &&
 		    filter_program(plan, ready, SECCOMP_PLAIN, &ready->bpf,
 				   &ready->n_insns, err, errlen) < 0)
 			goto fail;
+		if (ready->has_filter && plan->mode == MODE_HUTCH)
+			prepare_reporting(plan, ready);
 	}
 	*out = ready;
 	return 0;
@@ -238,15 +254,8 @@ const char *policy_rule_source(const struct policy_ready *ready,
 	       NULL;
 }
 
-const void *policy_ready_bpf(struct policy_ready *ready, size_t *n_insns)
+const void *policy_ready_bpf(const struct policy_ready *ready, size_t *n_insns)
 {
-	char err[256];
-
-	*n_insns = 0;
-	if (!ready->bpf && ready->has_filter &&
-	    seccomp_policy_export(ready->policy, SECCOMP_PLAIN, &ready->bpf,
-				  &ready->n_insns, err, sizeof err) < 0)
-		return NULL;
 	*n_insns = ready->n_insns;
 	return ready->bpf;
 }
@@ -432,25 +441,12 @@ static unsigned log_flag(bool log)
 	return log ? SECCOMP_FILTER_FLAG_LOG : 0;
 }
 
-/* The plain filter (refusals as errors), compiled here when prepare did
- * not (hutch mode, which reports): under the Landlock fallback, or in a
- * sandbox inside a sandbox. */
 static int load_plain(const struct policy_ready *ready, unsigned flags,
 		      char *err, size_t errlen)
 {
-	struct sock_filter *prog = ready->bpf;
-	size_t n = ready->n_insns;
-	int rc;
-
-	if (!ready->has_filter)
+	if (!ready->bpf)
 		return 0;
-	if (!prog && seccomp_policy_export(ready->policy, SECCOMP_PLAIN, &prog, &n,
-					   err, errlen) < 0)
-		return -1;
-	rc = load_filter(prog, n, flags, err, errlen);
-	if (prog != ready->bpf)
-		free(prog);
-	return rc;
+	return load_filter(ready->bpf, ready->n_insns, flags, err, errlen);
 }
 
 /* Only one listener may exist in a filter chain: under a filter that has

@@ -96,8 +96,8 @@ int policy_allow_all_program(struct sock_filter **prog, size_t *n,
 			     char *err, size_t errlen);
 
 /* The plain filter (struct sock_filter instructions, refusals as
- * errors), compiled on first use; NULL and 0 when there is none. */
-const void *policy_ready_bpf(struct policy_ready *ready, size_t *n_insns);
+ * errors); NULL and 0 when there is none. */
+const void *policy_ready_bpf(const struct policy_ready *ready, size_t *n_insns);
 
 /* Capability name -> number: "CAP_SYS_ADMIN", "sys_admin", any case;
  * "ALL" -> -2; -1 when unknown. */

@@ -391,13 +391,14 @@ END_TEST
 START_TEST(test_embedded_programs_match)
 {
 	static const char *names[] = { "default", "strict", "none" };
-	static const enum seccomp_variant variants[] = { SECCOMP_NOTIFY, SECCOMP_LATE };
+	static const enum seccomp_variant variants[] = { SECCOMP_PLAIN, SECCOMP_NOTIFY,
+							 SECCOMP_LATE };
 	char err[ERRLEN] = "";
 	struct seccomp_policy *pol = NULL;
 
 	ck_assert_msg(seccomp_policy_load(names[_i], &pol, err, sizeof err) == 0,
 		      "%s: %s", names[_i], err);
-	for (size_t v = 0; v < 2; v++) {
+	for (size_t v = 0; v < 3; v++) {
 		struct sock_filter *built, *embedded;
 		size_t n_built, n_embedded;
 

@@ -185,7 +185,7 @@ static const uint64_t arg_values[] = {
 
 /* For every syscall number, native and x32, and another ABI: the same
  * result as the plain filter. */
-static void assert_same_results(struct policy_ready *ready)
+static void assert_same_results(const struct policy_ready *ready)
 {
 	size_t n_plain;
 	const struct sock_filter *plain = policy_ready_bpf(ready, &n_plain);
@@ -237,6 +237,49 @@ START_TEST(test_reporting_filters_match_plain)
 		unlink(path);
 	assert_same_results(ready);
 	policy_ready_free(ready);
+}
+END_TEST
+
+/* POLICY's text in a file, prepared in hutch mode: 0 or -1, ERR set. */
+static int prepare_text(const char *text, struct policy_ready **ready, char *err,
+			size_t errlen)
+{
+	char path[] = "/tmp/hutch-test-policy.XXXXXX";
+	struct plan plan = { .seccomp_policy = path, .report_fd = -1 };
+	int fd = mkstemp(path);
+	int r;
+
+	ck_assert(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	*ready = NULL;
+	r = policy_prepare(&plan, ready, err, errlen);
+	unlink(path);
+	return r;
+}
+
+/* A policy whose late filter libseccomp cannot build (a default deny, and
+ * exceptions for sendmsg on two arguments) runs with the plain filter,
+ * unreported; one that only the notifying copy could express (exceptions
+ * with different errnos become one action there) is refused as the plain
+ * filter refuses it. */
+START_TEST(test_reporting_only_when_expressible)
+{
+	struct policy_ready *ready;
+	struct policy_programs p;
+	char err[ERRLEN] = "";
+	size_t n;
+
+	ck_assert_msg(prepare_text("default deny EPERM\nallow sendmsg if arg2 == 0\n"
+				   "allow sendmsg if arg0 == 1\nallow seccomp\n",
+				   &ready, err, sizeof err) == 0, "%s", err);
+	policy_ready_programs(ready, &p);
+	ck_assert(!p.notify && !p.late);
+	ck_assert(policy_ready_bpf(ready, &n) && n > 0);
+	policy_ready_free(ready);
+	ck_assert_int_eq(prepare_text("default allow\ndeny ioctl EPERM if arg1 == 1\n"
+				      "deny ioctl EACCES if arg1 == 2\n", &ready, err,
+				      sizeof err), -1);
+	ck_assert_msg(strstr(err, "conditional rules with different actions"), "%s", err);
 }
 END_TEST
 
@@ -452,6 +495,7 @@ static Suite *report_suite(void)
 	tcase_add_loop_test(tc, test_reporting_filters_match_plain, 0,
 			    sizeof policies / sizeof *policies);
 	tcase_add_test(tc, test_late_filter_only_when_needed);
+	tcase_add_test(tc, test_reporting_only_when_expressible);
 	tcase_add_test(tc, test_no_reporting_filters_in_bwrap_mode_or_without_filter);
 	tcase_add_loop_test(tc, test_hand_over, 0,
 			    sizeof hand_overs / sizeof *hand_overs);
