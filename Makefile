@@ -117,7 +117,7 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 LIB_OBJS = $(LIB_SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 
-build/unit/%: tests/unit/%.c $(LIB_OBJS) | build
+build/unit/%: tests/unit/%.c tests/unit/run_suite.h $(LIB_OBJS) | build
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS)
 
 build/test-reaper: tests/integration/reaper.c | build

@@ -4,6 +4,8 @@
  * cpu.max, uid maps and how limits are written in messages. */
 #define _GNU_SOURCE
 #include <check.h>
+
+#include "run_suite.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdbool.h>
@@ -226,11 +228,5 @@ static Suite *limits_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(limits_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(limits_suite());
 }

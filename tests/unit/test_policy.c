@@ -13,6 +13,8 @@
 #include "builtin.h"
 
 #include <check.h>
+
+#include "run_suite.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -1210,11 +1212,5 @@ static Suite *policy_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(policy_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(policy_suite());
 }

@@ -9,6 +9,8 @@
 #include "seccomp_policy.h"
 
 #include <check.h>
+
+#include "run_suite.h"
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -505,11 +507,5 @@ static Suite *report_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(report_suite());
-	int failed;
-
-	srunner_run_all(runner, CK_NORMAL);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(report_suite());
 }
