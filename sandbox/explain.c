@@ -1,14 +1,15 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "resource_limits.h"
 #include "explain.h"
 #include "landlock.h"
 #include "policy.h"
 #include "seccomp_policy.h"
+#include "util.h"
 
-/* From resource_limits.c (to be declared in resource_limits.h). */
 
 static const struct { int flag; const char *name; } namespaces[] = {
 	{ CLONE_NEWUSER, "user" }, { CLONE_NEWNS, "mount" }, { CLONE_NEWPID, "pid" },
@@ -157,26 +158,10 @@ static void explain_limits(const struct plan *plan, FILE *out)
 
 /* ---- --explain=json: the same plan as one JSON document ---- */
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_key(FILE *out, const char *key, bool first)
 {
 	fprintf(out, "%s\n  ", first ? "" : ",");
-	json_string(out, key);
+	json_fputs(out, key);
 	fputs(": ", out);
 }
 
@@ -185,7 +170,7 @@ static void json_strings(FILE *out, char *const *v, size_t n)
 	fputc('[', out);
 	for (size_t i = 0; i < n && v[i]; i++) {
 		fputs(i ? ", " : "", out);
-		json_string(out, v[i]);
+		json_fputs(out, v[i]);
 	}
 	fputc(']', out);
 }
@@ -193,15 +178,15 @@ static void json_strings(FILE *out, char *const *v, size_t n)
 static void json_op(const struct fs_op *op, FILE *out)
 {
 	fputs("{\"op\": ", out);
-	json_string(out, kind_names[op->kind]);
+	json_fputs(out, kind_names[op->kind]);
 	if (op->src) {
 		fputs(", \"source\": ", out);
-		json_string(out, op->src);
+		json_fputs(out, op->src);
 	}
 	if (op->fd >= 0)
 		fprintf(out, ", \"fd\": %d", op->fd);
 	fputs(", \"dest\": ", out);
-	json_string(out, op->dest);
+	json_fputs(out, op->dest);
 	fprintf(out, ", \"read-only\": %s, \"devices\": %s, \"if-present\": %s",
 		op->flags & FS_READONLY ? "true" : "false",
 		op->flags & FS_DEVICES ? "true" : "false", op->flags & FS_TRY ? "true" : "false");
@@ -210,7 +195,7 @@ static void json_op(const struct fs_op *op, FILE *out)
 	if (op->size)
 		fprintf(out, ", \"size\": %llu", op->size);
 	fputs(", \"origin\": ", out);
-	json_string(out, op->origin);
+	json_fputs(out, op->origin);
 	fputc('}', out);
 }
 
@@ -234,16 +219,92 @@ static void json_namespaces(const struct plan *plan, FILE *out)
 	for (size_t i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++)
 		if (plan->clone_flags & namespaces[i].flag) {
 			fputs(first ? "" : ", ", out);
-			json_string(out, namespaces[i].name);
+			json_fputs(out, namespaces[i].name);
 			first = false;
 		}
 	fputc(']', out);
 }
 
+static void json_action(struct seccomp_action action, FILE *out)
+{
+	const char *name = action.allow ? NULL : strerrorname_np(action.errnum);
+
+	if (action.allow)
+		fputs("\"action\": \"allow\"", out);
+	else if (name)
+		fprintf(out, "\"action\": \"deny\", \"errno\": \"%s\"", name);
+	else
+		fprintf(out, "\"action\": \"deny\", \"errno\": %d", action.errnum);
+}
+
+struct json_walk {
+	FILE *out;
+	bool first;
+};
+
+/* {"syscall": ..., "action": ..., "source": ..., "exceptions": [...]} */
+static void json_syscall(const struct seccomp_summary *sum, void *arg)
+{
+	struct json_walk *w = arg;
+	FILE *out = w->out;
+
+	fputs(w->first ? "\n    {\"syscall\": " : ",\n    {\"syscall\": ", out);
+	w->first = false;
+	json_fputs(out, sum->syscall);
+	fputs(", ", out);
+	json_action(sum->action, out);
+	fputs(", \"source\": ", out);
+	json_fputs(out, sum->source);
+	fputs(", \"exceptions\": [", out);
+	for (size_t i = 0; i < sum->n_exceptions; i++) {
+		const struct seccomp_rule *e = sum->exceptions[i];
+
+		fprintf(out, "%s{", i ? ", " : "");
+		json_action(e->action, out);
+		fprintf(out, ", \"arg\": %u, \"mask\": \"0x%llx\", \"value\": \"0x%llx\", "
+			"\"source\": ", e->cond.arg, (unsigned long long)e->cond.mask,
+			(unsigned long long)e->cond.value);
+		json_fputs(out, e->source);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
+/* The policy as the filter applies it: its default, and every syscall
+ * it treats otherwise, as --explain says in words. */
+static void json_seccomp(const struct plan *plan, FILE *out)
+{
+	struct seccomp_policy *pol = NULL;
+	struct json_walk walk = { .out = out, .first = true };
+	char err[1024];
+
+	json_key(out, "seccomp", false);
+	if (!plan->seccomp_policy) {
+		fputs("null", out);
+		return;
+	}
+	if (policy_load(plan, &pol, err, sizeof(err)) < 0) {
+		fputs("{\"error\": ", out);
+		json_fputs(out, err);
+		fputc('}', out);
+		return;
+	}
+	fprintf(out, "{\"filter\": %s, \"default\": {",
+		seccomp_policy_is_empty(pol) ? "false" : "true");
+	json_action(pol->default_action, out);
+	fputs(", \"source\": ", out);
+	json_fputs(out, pol->default_source);
+	fputs("}, \"other-abis\": \"kill-process\", \"syscalls\": [", out);
+	seccomp_policy_summarize(pol, json_syscall, &walk);
+	fputs(walk.first ? "]}" : "\n  ]}", out);
+	seccomp_policy_free(pol);
+}
+
 static void json_policy(const struct plan *plan, FILE *out)
 {
 	json_key(out, "seccomp-policy", false);
-	json_string(out, plan->seccomp_policy ? plan->seccomp_policy : "none");
+	json_fputs(out, plan->seccomp_policy ? plan->seccomp_policy : "none");
+	json_seccomp(plan, out);
 	json_key(out, "seccomp-rules", false);
 	fputc('[', out);
 	for (size_t i = 0; i < plan->n_syscall_rules; i++)
@@ -267,15 +328,15 @@ static void json_limits(const struct plan *plan, FILE *out)
 		const struct rlimit_setting *r = &plan->rlimits[i];
 
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
-		json_string(out, limits_rlimit_name(r->resource));
+		json_fputs(out, limits_rlimit_name(r->resource));
 		limits_format_rlimit(r->resource, r->soft, buf, sizeof(buf));
 		fputs(", \"soft\": ", out);
-		json_string(out, buf);
+		json_fputs(out, buf);
 		limits_format_rlimit(r->resource, r->hard, buf, sizeof(buf));
 		fputs(", \"hard\": ", out);
-		json_string(out, buf);
+		json_fputs(out, buf);
 		fputs(", \"origin\": ", out);
-		json_string(out, r->origin);
+		json_fputs(out, r->origin);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -297,11 +358,11 @@ static void json_process(const struct plan *plan, FILE *out)
 	fprintf(out, "%u", (unsigned)plan->gid);
 	json_key(out, "hostname", false);
 	if (plan->hostname)
-		json_string(out, plan->hostname);
+		json_fputs(out, plan->hostname);
 	else
 		fputs("null", out);
 	json_key(out, "chdir", false);
-	json_string(out, plan->chdir ? plan->chdir : "");
+	json_fputs(out, plan->chdir ? plan->chdir : "");
 	json_key(out, "environment", false);
 	json_strings(out, plan->env, plan->n_env);
 	json_key(out, "new-session", false);
@@ -321,7 +382,7 @@ static int explain_json(const struct plan *plan, FILE *out)
 {
 	fputc('{', out);
 	json_key(out, "mode", true);
-	json_string(out, plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
+	json_fputs(out, plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
 	json_namespaces(plan, out);
 	json_key(out, "share-net", false);
 	fputs(plan->share_net ? "true" : "false", out);
@@ -330,7 +391,9 @@ static int explain_json(const struct plan *plan, FILE *out)
 	json_policy(plan, out);
 	json_limits(plan, out);
 	json_key(out, "fallback", false);
-	json_string(out, plan->fallback == FALLBACK_LANDLOCK ? "landlock" : "none");
+	json_fputs(out, plan->fallback == FALLBACK_LANDLOCK ? "landlock" : "none");
+	json_key(out, "fallback-plan", false);
+	landlock_explain_json(plan, out);
 	json_key(out, "timeout", false);
 	fprintf(out, "%g", plan->timeout);
 	json_key(out, "kill-after", false);

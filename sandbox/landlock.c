@@ -1871,3 +1871,79 @@ void landlock_explain(const struct plan *plan, FILE *out)
 	}
 	fallback_free(&fb);
 }
+
+static void json_rules(const struct fallback *fb, FILE *out)
+{
+	char what[PATH_MAX * 2 + 32];
+	bool first = true;
+
+	fputs("\"rules\": [", out);
+	for (size_t i = 0; i < fb->n_rules; i++) {
+		if (fb->rules[i].access == 0 && area_at(fb, fb->rules[i].path) >= 0)
+			continue;	/* in per-run */
+		describe_op(fb->rules[i].op, what, sizeof(what));
+		fputs(first ? "{\"access\": " : ", {\"access\": ", out);
+		first = false;
+		json_fputs(out, access_name(fb->rules[i].access));
+		fputs(", \"path\": ", out);
+		json_fputs(out, fb->rules[i].path);
+		fputs(", \"option\": ", out);
+		json_fputs(out, what);
+		fputs(", \"origin\": ", out);
+		json_fputs(out, fb->rules[i].op->origin);
+		fputc('}', out);
+	}
+	fputs("], \"per-run\": [", out);
+	first = true;
+	for (int a = 0; a < N_AREAS; a++) {
+		if (!fb->areas[a].dest)
+			continue;
+		fputs(first ? "{\"access\": " : ", {\"access\": ", out);
+		first = false;
+		json_fputs(out, access_name(fb->areas[a].access));
+		fputs(", \"dest\": ", out);
+		json_fputs(out, fb->areas[a].dest);
+		fprintf(out, ", \"variable\": \"%s\"}", a == AREA_TMP ? "TMPDIR" : "HOME");
+	}
+	fputs("], \"made\": [", out);
+	for (size_t i = 0; i < fb->n_makes; i++) {
+		describe_op(fb->makes[i].op, what, sizeof(what));
+		fputs(i ? ", {\"option\": " : "{\"option\": ", out);
+		json_fputs(out, what);
+		fprintf(out, ", \"as-symlink\": %s}",
+			fb->makes[i].kind == MAKE_LINK && fb->makes[i].op->kind != FS_SYMLINK ?
+			"true" : "false");
+	}
+	fputc(']', out);
+}
+
+void landlock_explain_json(const struct plan *plan, FILE *out)
+{
+	struct fallback fb;
+	char err[4096];
+	const char *text;
+
+	if (plan->mode == MODE_BWRAP || plan->fallback == FALLBACK_NONE) {
+		fputs("{\"mode\": \"none\"}", out);
+		return;
+	}
+	found.abi = landlock_abi_version();
+	fallback_init(&fb, plan, err, sizeof(err));
+	if (translate(&fb) < 0) {
+		fputs("{\"mode\": \"landlock\", \"usable\": false, \"reason\": ", out);
+		json_fputs(out, err + strlen("fallback: "));
+		fputc('}', out);
+		fallback_free(&fb);
+		return;
+	}
+	fprintf(out, "{\"mode\": \"landlock\", \"usable\": true, \"abi\": %d, ", found.abi);
+	json_rules(&fb, out);
+	fprintf(out, ", \"network\": \"%s\", \"approximations\": [",
+		fb.deny_net ? "none" : "shared");
+	for (int i = 0; (text = landlock_approximation(i)); i++) {
+		fputs(i ? ", " : "", out);
+		json_fputs(out, text);
+	}
+	fputs("]}", out);
+	fallback_free(&fb);
+}

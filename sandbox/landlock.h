@@ -24,6 +24,8 @@ int landlock_run(struct sandbox *sb);
 /* --explain: the fallback plan (rights per path, per-run directories,
  * network, approximations), or why this plan cannot run under it. */
 void landlock_explain(const struct plan *plan, FILE *out);
+/* The same as one JSON object. */
+void landlock_explain_json(const struct plan *plan, FILE *out);
 /* The I-th approximation of the fallback that ran, NULL past the last. */
 const char *landlock_approximation(int i);
 

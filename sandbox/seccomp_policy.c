@@ -1165,26 +1165,47 @@ static const char *name_note(const char *syscall, char *buf, size_t len)
 	return "";
 }
 
-/* "  NAME: ACTION (SOURCE), but ACTION when COND (SOURCE) or when ..." */
-static void describe_syscall(const struct seccomp_policy *pol,
-			     const char *syscall, FILE *out)
+void seccomp_policy_summarize(const struct seccomp_policy *pol, seccomp_summary_fn fn,
+			      void *arg)
 {
+	struct seccomp_summary sum;
 	char note[96];
 	struct decision d;
 
-	decide(pol, syscall, &d);
-	fprintf(out, "  %s%s: ", syscall,
-		name_note(syscall, note, sizeof note));
-	describe_action(d.base, out);
-	fprintf(out, " (%s)", d.base_source);
-	if (exceptions_matter(&d)) {
-		fputs(", but ", out);
-		describe_action(d.exceptions[0]->action, out);
-		for (size_t i = 0; i < d.n_exceptions; i++) {
-			fputs(i == 0 ? " when " : " or when ", out);
-			describe_cond(&d.exceptions[i]->cond, out);
-			fprintf(out, " (%s)", d.exceptions[i]->source);
+	for (size_t i = 0; i < pol->n_rules; i++) {
+		const char *syscall = pol->rules[i].syscall;
+
+		if (!first_for_syscall(pol, i) || decides_default(pol, syscall))
+			continue;
+		decide(pol, syscall, &d);
+		sum = (struct seccomp_summary){
+			.syscall = syscall,
+			.note = name_note(syscall, note, sizeof note),
+			.action = d.base,
+			.source = d.base_source,
+			.exceptions = exceptions_matter(&d) ? d.exceptions : NULL,
+			.n_exceptions = exceptions_matter(&d) ? d.n_exceptions : 0,
+		};
+		fn(&sum, arg);
+	}
+}
+
+/* "  NAME: ACTION (SOURCE), but ACTION when COND (SOURCE) or when ..." */
+static void describe_syscall(const struct seccomp_summary *sum, void *arg)
+{
+	FILE *out = arg;
+
+	fprintf(out, "  %s%s: ", sum->syscall, sum->note);
+	describe_action(sum->action, out);
+	fprintf(out, " (%s)", sum->source);
+	for (size_t i = 0; i < sum->n_exceptions; i++) {
+		if (i == 0) {
+			fputs(", but ", out);
+			describe_action(sum->exceptions[0]->action, out);
 		}
+		fputs(i == 0 ? " when " : " or when ", out);
+		describe_cond(&sum->exceptions[i]->cond, out);
+		fprintf(out, " (%s)", sum->exceptions[i]->source);
 	}
 	fputc('\n', out);
 }
@@ -1199,10 +1220,7 @@ void seccomp_policy_describe(const struct seccomp_policy *pol, FILE *out)
 	fputs("  any syscall not named below: ", out);
 	describe_action(pol->default_action, out);
 	fprintf(out, " (%s)\n", pol->default_source);
-	for (size_t i = 0; i < pol->n_rules; i++)
-		if (first_for_syscall(pol, i) &&
-		    !decides_default(pol, pol->rules[i].syscall))
-			describe_syscall(pol, pol->rules[i].syscall, out);
+	seccomp_policy_summarize(pol, describe_syscall, out);
 	fputs("  a syscall of another ABI (i386 int 0x80, x32): kills the "
 	      "process\n", out);
 }

@@ -178,6 +178,22 @@ struct seccomp_action seccomp_policy_decide(const struct seccomp_policy *pol,
 /* The policy's effective rules in words, one syscall a line, to OUT. */
 void seccomp_policy_describe(const struct seccomp_policy *pol, FILE *out);
 
+/* What the policy does with one syscall it names: ACTION unless one of
+ * the EXCEPTIONS (conditional rules, all with one action) matches. */
+struct seccomp_summary {
+	const char *syscall;
+	const char *note;	/* "" or what the name stands for, e.g. @newer's range */
+	struct seccomp_action action;
+	const char *source;
+	const struct seccomp_rule *const *exceptions;
+	size_t n_exceptions;
+};
+typedef void (*seccomp_summary_fn)(const struct seccomp_summary *sum, void *arg);
+/* FN for each syscall the policy treats otherwise than its default, in
+ * the order the policy first names them. */
+void seccomp_policy_summarize(const struct seccomp_policy *pol, seccomp_summary_fn fn,
+			      void *arg);
+
 /* Does the policy let every syscall through (no filter needed)? */
 bool seccomp_policy_is_empty(const struct seccomp_policy *pol);
 

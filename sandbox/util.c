@@ -171,3 +171,19 @@ ssize_t recv_with_fd(int sock, void *data, size_t len, int *fd)
 	*fd = n >= 0 ? take_first_fd(&msg) : -1;
 	return n;
 }
+
+void json_fputs(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}

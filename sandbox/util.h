@@ -3,6 +3,7 @@
 #define HUTCH_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 void *xreallocarray(void *ptr, size_t n, size_t size);
@@ -26,5 +27,8 @@ ssize_t send_with_fd(int sock, const void *data, size_t len, int fd);
  * waiting; *FD is the first fd attached (close-on-exec), or -1, and any
  * other attached fd is closed.  What recvmsg returns. */
 ssize_t recv_with_fd(int sock, void *data, size_t len, int *fd);
+
+/* S as a quoted JSON string on OUT. */
+void json_fputs(FILE *out, const char *s);
 
 #endif

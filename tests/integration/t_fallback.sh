@@ -269,3 +269,27 @@ test_explain_shows_the_fallback() {
 	out=$(as_user "$H" --profile none --ro-bind / / --explain true)
 	assert_match "^fallback: none" "$out" "--profile none"
 }
+
+# fallback_json OPTIONS...: --explain=json's fallback plan, in short.
+fallback_json() {
+	as_user "$H" "$@" --explain=json true | python3 -c '
+import json, sys
+f = json.load(sys.stdin)["fallback-plan"]
+if f["mode"] != "landlock":
+    print(f["mode"])
+elif not f["usable"]:
+    print("unusable:", f["reason"])
+else:
+    tmp = [a for a in f["per-run"] if a["dest"] == "/tmp"][0]
+    usr = [r for r in f["rules"] if r["path"] == "/usr"][0]
+    print(f["network"], tmp["access"], tmp["variable"], usr["access"], usr["origin"],
+          len(f["approximations"]) > 0)'
+}
+test_explain_json_shows_the_fallback() {
+	setup_fallback
+	assert_match "^none read-write TMPDIR read, execute \(shipped\)/system:[0-9]+ True$" \
+		"$(fallback_json)" "default profile"
+	assert_match "^unusable: --bind $T/rw /srv/x: Landlock cannot move paths" \
+		"$(fallback_json $(fb_opts) --bind "$T/rw" /srv/x)" "an inexpressible plan"
+	assert_eq "none" "$(fallback_json --profile none --ro-bind / /)" "--profile none"
+}

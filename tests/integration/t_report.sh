@@ -276,6 +276,27 @@ test_explain_lists_rules() {
 	assert_match "^  every syscall: allowed, no filter is loaded" "$out" "none"
 }
 
+# --explain=json says the same as the words: each syscall with its
+# action, errno, source line and conditional exceptions.
+explain_json_seccomp() {
+	"$H" --seccomp-policy default --seccomp-allow keyctl --seccomp-deny chmod:EACCES \
+		--explain=json true | python3 -c '
+import json, sys
+sc = json.load(sys.stdin)["seccomp"]
+by = {s["syscall"]: s for s in sc["syscalls"]}
+ioctl = by["ioctl"]["exceptions"][0]
+print(sc["filter"], sc["default"]["action"], sc["other-abis"])
+print(by["bpf"]["action"], by["bpf"]["errno"], by["bpf"]["source"])
+print(by["chmod"]["errno"], by["chmod"]["source"], "keyctl" in by)
+print(ioctl["action"], ioctl["errno"], ioctl["arg"], ioctl["mask"], int(ioctl["value"], 16))'
+}
+test_explain_json_lists_rules() {
+	assert_eq "True allow kill-process
+deny EPERM $(policy_line 'deny bpf')
+EACCES command line False
+deny EPERM 1 0xffffffff $(printf '%d' 0x5412)" "$(explain_json_seccomp)" "--explain=json seccomp"
+}
+
 # hutch-seccomp's program, passed to Debian's bwrap with --seccomp, refuses
 # what hutch's policy refuses, with the same errnos.
 hutch_seccomp_bin() {
