@@ -53,9 +53,15 @@ hutch: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(HUTCH_LIBS)
 
 # The init that pid 1 runs from a sealed memfd: static, so that it starts
-# in any sandbox root, even one without a libc.
-build/hutch-init: helpers/hutch-init.c | build
-	$(CC) $(WARN) -Os -static -o $@ $<
+# in any sandbox root, even one without a libc; and without a libc itself
+# where helpers/init_sys.h has a system call layer (x86_64, aarch64): 10
+# kB instead of 690, and no libc start-up on every launch.
+INIT_CFLAGS = $(if $(filter x86_64-% aarch64-%,$(shell $(CC) -dumpmachine)),\
+	-DHUTCH_INIT_NOLIBC -nostdlib -fno-pie -no-pie -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-builtin)
+
+build/hutch-init: helpers/hutch-init.c helpers/init_sys.h | build
+	$(CC) $(WARN) -Os -static $(INIT_CFLAGS) -o $@ $<
 	strip $@
 
 # hutch-seccomp: a policy compiled to the BPF program that bwrap's
@@ -125,7 +131,8 @@ build/test-reaper: tests/integration/reaper.c | build
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
-	@set -e; for t in tests/unit/test_*.sh; do echo "== $$t"; sh $$t; done
+	@set -e; for t in tests/unit/test_*.sh; do echo "== $$t"; \
+		HUTCH_INIT_CFLAGS="$(INIT_CFLAGS)" sh $$t; done
 
 integration: hutch build/hutch-fault build/test-reaper
 	HUTCH=$(CURDIR)/hutch HUTCH_FAULT_BIN=$(CURDIR)/build/hutch-fault \

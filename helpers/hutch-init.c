@@ -16,21 +16,10 @@
  * Exit: COMMAND's exit code, or 128+N when signal N ended it; 137 when
  * torn down before COMMAND started; 125 when init itself failed (one
  * line "init: OBJECT: reason" on the log fd, or stderr). */
-#define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/pidfd.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
+#include <stddef.h>
+
+#include "init_sys.h"
 
 #define EXIT_INIT_FAILED 125
 #define EXIT_TORN_DOWN (128 + SIGKILL)
@@ -106,36 +95,74 @@ static void say(const char *object, const char *reason)
 	n = append(line, n, sizeof line, ": ");
 	n = append(line, n, sizeof line, reason);
 	line[n++] = '\n';
-	if (write(g.log_fd >= 0 ? g.log_fd : 2, line, n) < 0)
-		return;
+	(void)sys_write(g.log_fd >= 0 ? g.log_fd : 2, line, n);
 }
 
-/* Logs OBJECT with errno's reason and marks the run failed. */
-static void fail(const char *object)
+/* ERR (an errno value) in words: the usual ones by name. */
+static const char *errno_text(int err, char *buf, size_t size)
 {
-	say(object, strerror(errno));
+	static const struct { int err; const char *text; } names[] = {
+		{ EPERM, "Operation not permitted" }, { ENOENT, "No such file or directory" },
+		{ EBADF, "Bad file descriptor" }, { EACCES, "Permission denied" },
+		{ EINVAL, "Invalid argument" }, { EMFILE, "Too many open files" },
+		{ ENOMEM, "Cannot allocate memory" }, { EPIPE, "Broken pipe" },
+		{ ESRCH, "No such process" }, { ENOSYS, "Function not implemented" },
+	};
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].err == err)
+			return names[i].text;
+	append_uint(buf, append(buf, 0, size, "errno "), size, (unsigned)err);
+	return buf;
+}
+
+/* Logs OBJECT with the reason for RESULT (-errno) and marks the run
+ * failed. */
+static void fail(const char *object, long result)
+{
+	char buf[24];
+
+	say(object, errno_text((int)-result, buf, sizeof buf));
 	g.failed = 1;
 }
 
 /* ---- argv ---- */
 
+/* A decimal integer, optionally negative, no smaller than MIN. */
 static int parse_int(const char *s, int min, int *out)
 {
-	char *end;
-	long v;
+	int negative = *s == '-';
+	long long v = 0;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > INT_MAX)
+	s += negative;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+		if (v > INT_MAX)
+			return -1;
+	}
+	if (negative)
+		v = -v;
+	if (v < min)
 		return -1;
 	*out = (int)v;
 	return 0;
 }
 
+static int streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 static const struct option *find_option(const char *name)
 {
 	for (size_t i = 0; i < N_OPTIONS; i++)
-		if (!strcmp(options[i].name, name))
+		if (streq(options[i].name, name))
 			return &options[i];
 	return NULL;
 }
@@ -173,18 +200,26 @@ static int check_fds(void)
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		int fd = *options[i].dst;
 
+		long r;
+
 		if (options[i].dst != &g.cmd_pid && options[i].dst != &g.hold_count &&
-		    fd >= 0 && fcntl(fd, F_GETFD) < 0) {
-			fail(options[i].name);
+		    fd >= 0 && (r = sys_fcntl(fd, F_GETFD)) < 0) {
+			fail(options[i].name, r);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int compare_int(const void *a, const void *b)
+static void sort_ints(int *v, int n)
 {
-	return *(const int *)a - *(const int *)b;
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			int t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
 }
 
 /* Closes every fd but the named ones (and stderr when there is no log
@@ -202,13 +237,13 @@ static void close_other_fds(void)
 		keep[n++] = g.hold_first + i;
 	if (g.log_fd < 0)
 		keep[n++] = 2;
-	qsort(keep, (size_t)n, sizeof keep[0], compare_int);
+	sort_ints(keep, n);
 	for (int i = 0; i < n; i++) {
 		if ((unsigned)keep[i] > next)
-			close_range(next, (unsigned)keep[i] - 1, 0);
+			sys_close_range(next, (unsigned)keep[i] - 1);
 		next = (unsigned)keep[i] + 1;
 	}
-	close_range(next, ~0U, 0);
+	sys_close_range(next, ~0U);
 }
 
 /* Nonzero when the supervisor has closed the control pipe (or died). */
@@ -220,46 +255,55 @@ static int control_gone(short revents)
 		return 1;
 	if (!(revents & POLLIN))
 		return 0;
-	return read(g.control_fd, buf, sizeof buf) <= 0;
+	return sys_read(g.control_fd, buf, sizeof buf) <= 0;
 }
 
 static int control_gone_now(void)
 {
 	struct pollfd p = { g.control_fd, POLLIN, 0 };
 
-	return poll(&p, 1, 0) != 0 && control_gone(p.revents);
+	return sys_poll(&p, 1, 0) != 0 && control_gone(p.revents);
+}
+
+static unsigned long long sig_bit(int sig)
+{
+	return 1ULL << (sig - 1);
 }
 
 static int take_signals(void)
 {
-	sigset_t set;
+	unsigned long long set = sig_bit(SIGCHLD), blocked;
+	long r;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
 	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-		sigaddset(&set, forwarded[i]);
-	/* Writes to a reader that is gone return EPIPE instead of killing us. */
-	signal(SIGPIPE, SIG_IGN);
-	/* Blocked, so the kernel queues them for pid 1 instead of dropping them. */
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0) {
-		fail("sigprocmask");
+		set |= sig_bit(forwarded[i]);
+	/* Blocked, so the kernel queues them for pid 1 instead of dropping
+	 * them; SIGPIPE too, so that a write to a reader that is gone
+	 * returns EPIPE and nothing else. */
+	blocked = set | sig_bit(SIGPIPE);
+	r = sys_sigprocmask_block(&blocked);
+	if (r < 0) {
+		fail("sigprocmask", r);
 		return -1;
 	}
-	g.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (g.sigfd < 0) {
-		fail("signalfd");
+	r = sys_signalfd(&set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r < 0) {
+		fail("signalfd", r);
 		return -1;
 	}
+	g.sigfd = (int)r;
 	return 0;
 }
 
 /* Lets COMMAND's process execve COMMAND: one byte, then EOF. */
 static void send_go(void)
 {
+	long r = sys_write(g.go_fd, "g", 1);
+
 	g.started = 1;
-	if (write(g.go_fd, "g", 1) != 1 && errno != EPIPE)
-		fail("go-fd");
-	close(g.go_fd);
+	if (r != 1 && r != -EPIPE)
+		fail("go-fd", r);
+	sys_close(g.go_fd);
 	g.go_fd = -1;
 }
 
@@ -267,20 +311,25 @@ static void send_go(void)
  * failure. */
 static int set_up(void)
 {
+	long r;
+
 	if (check_fds() < 0)
 		return -1;
 	if (control_gone_now())
 		return 1;
 	/* Not dumpable: COMMAND cannot ptrace pid 1 or open its fds and exe
 	 * through /proc. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		fail("dumpable");
+	r = sys_prctl(PR_SET_DUMPABLE, 0);
+
+	if (r < 0) {
+		fail("dumpable", r);
 		return -1;
 	}
 	close_other_fds();
 	/* Pin no directory but the sandbox's root. */
-	if (chdir("/") < 0) {
-		fail("chdir");
+	r = sys_chdir("/");
+	if (r < 0) {
+		fail("chdir", r);
 		return -1;
 	}
 	return take_signals();
@@ -295,7 +344,7 @@ static void reap(int wait_flags)
 
 	for (;;) {
 		si.si_pid = 0;
-		if (waitid(P_ALL, 0, &si, WEXITED | wait_flags) < 0 || si.si_pid == 0)
+		if (sys_waitid(P_ALL, 0, &si, WEXITED | wait_flags) < 0 || si.si_pid == 0)
 			return;
 		if (si.si_pid == g.cmd_pid) {
 			g.cmd_code = si.si_code;
@@ -306,10 +355,15 @@ static void reap(int wait_flags)
 
 static void forward(int sig)
 {
+	char buf[24];
+	long r;
+
 	if (g.cmd_code)
 		return;
-	if (pidfd_send_signal(g.cmd_pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
-		say("forward", strerror(errno));
+	r = sys_pidfd_send_signal(g.cmd_pidfd, sig);
+
+	if (r < 0 && r != -ESRCH)
+		say("forward", errno_text((int)-r, buf, sizeof buf));
 }
 
 /* Handles queued signals in the order the kernel gives them (SIGCHLD
@@ -318,13 +372,13 @@ static void forward(int sig)
 static int handle_signals(void)
 {
 	struct signalfd_siginfo si[8];
-	ssize_t n = read(g.sigfd, si, sizeof si);
+	long n = sys_read(g.sigfd, si, sizeof si);
 
-	if (n < 0 && errno != EAGAIN) {
-		fail("signalfd");
+	if (n < 0 && n != -EAGAIN) {
+		fail("signalfd", n);
 		return -1;
 	}
-	for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++) {
+	for (long i = 0; i < n / (long)sizeof si[0]; i++) {
 		if (si[i].ssi_signo == SIGCHLD)
 			reap(WNOHANG);
 		else
@@ -345,8 +399,10 @@ static void run(void)
 	 * is then gone, and only a look now finds the zombie. */
 	reap(WNOHANG);
 	while (!g.cmd_code) {
-		if (poll(p, 2, -1) < 0) {
-			fail("poll");
+		long r = sys_poll(p, 2, -1);
+
+		if (r < 0 && r != -EINTR) {
+			fail("poll", r);
 			return;
 		}
 		if (p[0].revents && handle_signals() < 0)
@@ -365,24 +421,24 @@ typedef int entry_fn(int dir, const char *name, void *ctx);
 static int each_entry(int dir, entry_fn *fn, void *ctx)
 {
 	union {
-		struct dirent64 d;
+		struct init_dirent64 d;
 		char b[4096];
 	} buf;
-	ssize_t n;
+	long n;
 	int rc = 0;
 
 	if (dir < 0)
 		return 0;
-	while (!rc && (n = getdents64(dir, buf.b, sizeof buf.b)) > 0) {
-		for (ssize_t off = 0; !rc && off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(buf.b + off);
+	while (!rc && (n = sys_getdents64(dir, buf.b, sizeof buf.b)) > 0) {
+		for (long off = 0; !rc && off < n;) {
+			struct init_dirent64 *d = (struct init_dirent64 *)(buf.b + off);
 
 			off += d->d_reclen;
 			if (d->d_name[0] != '.')
 				rc = fn(dir, d->d_name, ctx);
 		}
 	}
-	close(dir);
+	sys_close(dir);
 	return rc;
 }
 
@@ -393,7 +449,7 @@ static int is_fuse_fd(int dir, const char *name, void *ctx)
 	(void)ctx;
 	/* Cached attributes only: a file open on a stuck FUSE mount must not
 	 * hang us in a request to its server. */
-	return !statx(dir, name, AT_STATX_DONT_SYNC, STATX_TYPE, &st) &&
+	return !sys_statx(dir, name, AT_STATX_DONT_SYNC, STATX_TYPE, &st) &&
 	       S_ISCHR(st.stx_mode) && st.stx_rdev_major == FUSE_MAJOR &&
 	       st.stx_rdev_minor == FUSE_MINOR;
 }
@@ -407,7 +463,7 @@ static int holds_fuse(int pid)
 	size_t n = append_uint(path, 0, sizeof path, (unsigned)pid);
 
 	append(path, n, sizeof path, "/fd");
-	return each_entry(openat(g.proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+	return each_entry((int)sys_openat(g.proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
 			  is_fuse_fd, NULL);
 }
 
@@ -416,7 +472,7 @@ static int has_exited(int pidfd)
 {
 	struct pollfd p = { pidfd, POLLIN, 0 };
 
-	return poll(&p, 1, 0) != 0;
+	return sys_poll(&p, 1, 0) != 0;
 }
 
 struct round {
@@ -449,7 +505,7 @@ static int each_pid(pid_fn *fn, struct round *r)
 {
 	struct pid_walk w = { fn, r };
 
-	return each_entry(openat(g.proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+	return each_entry((int)sys_openat(g.proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC),
 			  pid_entry, &w);
 }
 
@@ -463,20 +519,20 @@ static int is_fuse_server(int pid, struct round *r)
  * to wait for its end.  Through a pidfd, so a recycled pid is never hit. */
 static int kill_unless_fuse(int pid, struct round *r)
 {
-	int pidfd = pidfd_open(pid, 0);
+	int pidfd = (int)sys_pidfd_open(pid);
 
 	if (pidfd < 0)
 		return 0;
 	if (has_exited(pidfd) || holds_fuse(pid) ||
-	    pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0) {
-		close(pidfd);
+	    sys_pidfd_send_signal(pidfd, SIGKILL) < 0) {
+		sys_close(pidfd);
 		return 0;
 	}
 	r->killed++;
 	if (r->n < WAIT_MAX)
 		r->pidfds[r->n++] = pidfd;
 	else
-		close(pidfd);
+		sys_close(pidfd);
 	return 0;
 }
 
@@ -490,8 +546,9 @@ static int kill_round(void)
 	for (int i = 0; i < r.n; i++) {
 		struct pollfd p = { r.pidfds[i], POLLIN, 0 };
 
-		poll(&p, 1, -1);
-		close(r.pidfds[i]);
+		while (sys_poll(&p, 1, -1) == -EINTR)
+			;
+		sys_close(r.pidfds[i]);
 	}
 	reap(WNOHANG);
 	return r.killed;
@@ -510,7 +567,7 @@ static void teardown(void)
 	if (g.proc_fd >= 0 && each_pid(is_fuse_server, NULL))
 		while (kill_round() > 0 && ++rounds < ROUNDS_MAX)
 			;
-	kill(-1, SIGKILL);
+	sys_kill(-1, SIGKILL);
 	reap(0);
 }
 
@@ -520,6 +577,7 @@ static void report_status(void)
 {
 	char line[32];
 	size_t n;
+	long r;
 
 	if (g.status_fd < 0)
 		return;
@@ -531,8 +589,9 @@ static void report_status(void)
 				sizeof line, (unsigned)g.cmd_status);
 	line[n++] = '\n';
 	/* EPIPE: the supervisor is gone, there is no one left to tell. */
-	if (write(g.status_fd, line, n) != (ssize_t)n && errno != EPIPE)
-		fail("status-fd");
+	r = sys_write(g.status_fd, line, n);
+	if (r != (long)n && r != -EPIPE)
+		fail("status-fd", r);
 }
 
 static int exit_code(void)
@@ -549,14 +608,14 @@ static int exit_code(void)
 int main(int argc, char **argv)
 {
 	/* Die with the supervisor, our parent across the pid ns boundary. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	sys_prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (parse_args(argc, argv) < 0)
-		_exit(EXIT_INIT_FAILED);
+		sys_exit(EXIT_INIT_FAILED);
 	/* Only pid 1 of a pid namespace: kill(-1) elsewhere would kill all
 	 * of the caller's processes. */
-	if (getpid() != 1) {
+	if (sys_getpid() != 1) {
 		say("pid", "not pid 1 of a pid namespace");
-		_exit(EXIT_INIT_FAILED);
+		sys_exit(EXIT_INIT_FAILED);
 	}
 	if (set_up() == 0) {
 		send_go();
@@ -564,5 +623,5 @@ int main(int argc, char **argv)
 	}
 	teardown();
 	report_status();
-	_exit(exit_code());
+	sys_exit(exit_code());
 }

@@ -1,13 +1,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -66,75 +62,6 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
-/* Where the embedded image lies in hutch's own file. */
-struct image_place {
-	uintptr_t addr;
-	size_t len;
-	off_t offset;
-	bool found;
-};
-
-static int find_image(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct image_place *p = data;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && p->addr >= start &&
-		    p->addr + p->len <= start + ph->p_filesz) {
-			p->offset = (off_t)(ph->p_offset + (p->addr - start));
-			p->found = true;
-		}
-	}
-	return 1;	/* the first object is the program itself: done */
-}
-
-/* The first and last bytes of FD are IMAGE's: the file was the one in
- * memory (a tool such as valgrind may stand behind /proc/self/exe). */
-static bool same_ends(int fd, const unsigned char *image, size_t len)
-{
-	unsigned char buf[256];
-	size_t n = len < sizeof(buf) ? len : sizeof(buf);
-
-	return pread(fd, buf, n, 0) == (ssize_t)n && memcmp(buf, image, n) == 0 &&
-	       pread(fd, buf, n, (off_t)(len - n)) == (ssize_t)n &&
-	       memcmp(buf, image + len - n, n) == 0;
-}
-
-/* The kernel copies the image from hutch's file in the page cache: hutch
- * never touches the bytes, which would cost page faults and 690 kB of
- * resident memory per launch.  0, or -1 with FD left empty. */
-static int copy_from_own_file(int fd, const unsigned char *image, size_t len)
-{
-	struct image_place place = { .addr = (uintptr_t)image, .len = len };
-	size_t left = len;
-	int exe;
-
-	dl_iterate_phdr(find_image, &place);
-	exe = place.found ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1;
-	while (exe >= 0 && left > 0) {
-		ssize_t n = sendfile(fd, exe, &place.offset, left);
-
-		if (n <= 0)
-			break;
-		left -= (size_t)n;
-	}
-	if (exe >= 0)
-		close(exe);
-	return left == 0 && same_ends(fd, image, len) ? 0 : -1;
-}
-
-static int image_failure(struct sandbox *sb, int fd, const char *what)
-{
-	int errnum = errno;
-
-	close(fd);
-	return log_fail(sb->err, sizeof(sb->err), "seal", what, "hutch-init", errnum);
-}
-
 int seal_make_image(struct sandbox *sb)
 {
 	size_t len;
@@ -144,22 +71,17 @@ int seal_make_image(struct sandbox *sb)
 
 	if (fd < 0)
 		return memfd_failure(sb);
-	if (copy_from_own_file(fd, image, len) < 0) {
-		/* Start again, from memory. */
+	if (write_all(fd, image, len) < 0 || fchmod(fd, 0555) < 0) {
 		close(fd);
-		fd = create_exec_memfd();
-		if (fd < 0)
-			return memfd_failure(sb);
-		if (write_all(fd, image, len) < 0)
-			return image_failure(sb, fd, "write");
+		return log_fail(sb->err, sizeof(sb->err), "seal", "write", "hutch-init", errno);
 	}
-	if (fchmod(fd, 0555) < 0)
-		return image_failure(sb, fd, "chmod");
 	/* Sealed: no one, not even its owner, can change it again; the
 	 * exec seal keeps its mode too where the kernel has it. */
 	if (fcntl(fd, F_ADD_SEALS, seals | F_SEAL_EXEC) < 0 &&
-	    fcntl(fd, F_ADD_SEALS, seals) < 0)
-		return image_failure(sb, fd, "seal");
+	    fcntl(fd, F_ADD_SEALS, seals) < 0) {
+		close(fd);
+		return log_fail(sb->err, sizeof(sb->err), "seal", "seal", "hutch-init", errno);
+	}
 	sb->init_image = fd;
 	return 0;
 }

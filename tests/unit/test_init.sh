@@ -3,6 +3,8 @@
 # tests/unit/init_driver.c, checks argv handling, then runs the driver's
 # scenarios as root and, in a user namespace, as an unprivileged uid.
 # Usage: tests/unit/test_init.sh   (as root; needs gcc)
+# HUTCH_INIT_CFLAGS: the flags the Makefile builds the init with (its
+# libc-free build); without them the init is built against libc.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,7 +14,8 @@ chmod 755 "$tmp"
 failed=0
 
 cc() { gcc -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_FORTIFY_SOURCE=2 "$@"; }
-cc -Os -static -o "$tmp/hutch-init" "$top/helpers/hutch-init.c"
+# shellcheck disable=SC2086 # a list of flags
+cc -Os -static ${HUTCH_INIT_CFLAGS:-} -o "$tmp/hutch-init" "$top/helpers/hutch-init.c"
 cc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-o "$tmp/hutch-init-san" "$top/helpers/hutch-init.c"
 cc -O1 -g -o "$tmp/init_driver" "$top/tests/unit/init_driver.c"
