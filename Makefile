@@ -157,6 +157,7 @@ demo: deps
 
 bench: all
 	tests/bench/run
+	tests/bench/pty.sh ./hutch 3
 
 # valgrind 3.19 lacks the new mount API and seccomp(): set-up inside the
 # sandbox fails there, so this covers the supervisor and its failure paths.

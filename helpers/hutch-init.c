@@ -265,22 +265,29 @@ static int control_gone_now(void)
 	return sys_poll(&p, 1, 0) != 0 && control_gone(p.revents);
 }
 
-static unsigned long long sig_bit(int sig)
-{
-	return 1ULL << (sig - 1);
-}
-
 static int take_signals(void)
 {
-	unsigned long long set = sig_bit(SIGCHLD), blocked;
+	enum { N_FORWARDED = sizeof forwarded / sizeof forwarded[0] };
+	int sigs[N_FORWARDED + 2];
+	struct kernel_sigset set, blocked;
 	long r;
 
-	for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-		set |= sig_bit(forwarded[i]);
+	/* An ignored SIGCHLD (inherited across exec) would have the kernel
+	 * reap COMMAND unseen, and init wait for ever. */
+	r = sys_signal_default(SIGCHLD);
+	if (r < 0) {
+		fail("SIGCHLD", r);
+		return -1;
+	}
+	for (int i = 0; i < N_FORWARDED; i++)
+		sigs[i] = forwarded[i];
+	sigs[N_FORWARDED] = SIGCHLD;
+	sigs[N_FORWARDED + 1] = SIGPIPE;
+	kernel_sigset(&set, sigs, N_FORWARDED + 1);
 	/* Blocked, so the kernel queues them for pid 1 instead of dropping
 	 * them; SIGPIPE too, so that a write to a reader that is gone
 	 * returns EPIPE and nothing else. */
-	blocked = set | sig_bit(SIGPIPE);
+	kernel_sigset(&blocked, sigs, N_FORWARDED + 2);
 	r = sys_sigprocmask_block(&blocked);
 	if (r < 0) {
 		fail("sigprocmask", r);

@@ -31,9 +31,35 @@
 #define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
 #endif
 
-/* The kernel's sigset_t: 64 signals, whatever asm/signal.h says of the
- * old 32-signal one. */
+/* The kernel's sigset_t, whatever asm/signal.h says of the old one: 64
+ * signals (128 on MIPS), in unsigned longs, signal N at bit N - 1. */
+#if defined(__mips__)
+#define KERNEL_SIGSET_SIZE 16
+#else
 #define KERNEL_SIGSET_SIZE 8
+#endif
+#define SIGSET_LONG_BITS (8 * sizeof(unsigned long))
+
+struct kernel_sigset {
+	unsigned long w[KERNEL_SIGSET_SIZE / sizeof(unsigned long)];
+};
+
+static inline void kernel_sigset(struct kernel_sigset *set, const int *sigs, int n)
+{
+	for (unsigned i = 0; i < sizeof(set->w) / sizeof(set->w[0]); i++)
+		set->w[i] = 0;
+	for (int i = 0; i < n; i++)
+		set->w[(sigs[i] - 1) / SIGSET_LONG_BITS] |=
+			1UL << ((sigs[i] - 1) % SIGSET_LONG_BITS);
+}
+
+/* ppoll with a 64-bit timespec: the time64 call where there is one (32-bit
+ * architectures), else the plain one (whose timespec is 64-bit there). */
+#ifdef __NR_ppoll_time64
+#define INIT_NR_PPOLL __NR_ppoll_time64
+#else
+#define INIT_NR_PPOLL __NR_ppoll
+#endif
 
 /* getdents64's record, which no UAPI header declares. */
 struct init_dirent64 {
@@ -212,7 +238,7 @@ static inline long sys_poll(struct pollfd *fds, unsigned n, int timeout_ms)
 {
 	struct __kernel_timespec zero = { 0, 0 };
 
-	return sys6(__NR_ppoll, (long)fds, n, timeout_ms == 0 ? (long)&zero : 0, 0,
+	return sys6(INIT_NR_PPOLL, (long)fds, n, timeout_ms == 0 ? (long)&zero : 0, 0,
 		    KERNEL_SIGSET_SIZE, 0);
 }
 
@@ -242,15 +268,23 @@ static inline long sys_statx(int dir, const char *name, int flags, unsigned mask
 	return sys6(__NR_statx, dir, (long)name, flags, mask, (long)st, 0);
 }
 
-/* The kernel's signal set: one bit per signal, signal N at bit N - 1. */
-static inline long sys_sigprocmask_block(const unsigned long long *set)
+static inline long sys_sigprocmask_block(const struct kernel_sigset *set)
 {
 	return sys6(__NR_rt_sigprocmask, SIG_BLOCK, (long)set, 0, KERNEL_SIGSET_SIZE, 0, 0);
 }
 
-static inline long sys_signalfd(const unsigned long long *set, int flags)
+static inline long sys_signalfd(const struct kernel_sigset *set, int flags)
 {
 	return sys6(__NR_signalfd4, -1, (long)set, KERNEL_SIGSET_SIZE, flags, 0, 0);
+}
+
+/* SIG's default disposition back: an all-zero kernel sigaction, whatever
+ * its layout on this architecture, is SIG_DFL with no flags and no mask. */
+static inline long sys_signal_default(int sig)
+{
+	unsigned long zero[8] = { 0 };
+
+	return sys6(__NR_rt_sigaction, sig, (long)zero, 0, KERNEL_SIGSET_SIZE, 0, 0);
 }
 
 #endif

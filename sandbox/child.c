@@ -282,6 +282,8 @@ int stage_policy(struct sandbox *sb)
 		return fail_errno(sb, "policy", "new session", "setsid");
 	if (sigprocmask(SIG_SETMASK, &sb->caller_mask, NULL) < 0)
 		return fail_errno(sb, "policy", "restore", "signal mask");
+	if (sigaction(SIGCHLD, &sb->caller_chld, NULL) < 0)
+		return fail_errno(sb, "policy", "restore", "SIGCHLD disposition");
 	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
 		return -1;
 	/* Before the filter: a strict policy refuses Landlock's calls. */

@@ -44,6 +44,7 @@ struct sandbox {
 	int go_pipe[2];		/* init -> COMMAND: pid 1 is sealed, exec */
 	int sigfd;		/* supervisor: signals to forward */
 	sigset_t caller_mask;	/* the mask to restore before execve */
+	struct sigaction caller_chld;	/* SIGCHLD's disposition, likewise */
 	int init_image;		/* sealed memfd holding the static init */
 	struct policy_ready *policy;
 

@@ -79,6 +79,12 @@ static int block_signals(struct sandbox *sb)
 	sigaddset(&set, SIGPIPE);
 	if (sigprocmask(SIG_BLOCK, &set, &sb->caller_mask) < 0)
 		return sys_fail(sb, "prepare", "block signals");
+	/* A caller that ignores SIGCHLD would have the kernel reap pid 1
+	 * unseen: its status lost, waitid failing, hutch waiting for ever.
+	 * COMMAND gets the caller's disposition back. */
+	if (sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = SIG_DFL },
+		      &sb->caller_chld) < 0)
+		return sys_fail(sb, "prepare", "SIGCHLD disposition");
 	sigdelset(&set, SIGPIPE);
 	sb->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sb->sigfd < 0)

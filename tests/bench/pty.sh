@@ -57,9 +57,9 @@ echo "cat of 100 MiB, best of $runs:"
 report "on a terminal:" "$term_a" "$term_b"
 report "to /dev/null (ref.):" "$null_a" "$null_b"
 ratio=$(awk -v a="$term_a" -v b="$term_b" 'BEGIN { printf "%.2f", b / a }')
+# A benchmark reports; it never fails on timing.
 if awk -v r="$ratio" 'BEGIN { exit !(r <= 2) }'; then
-	echo "pty relay ratio $ratio: within 2x"
+	echo "  pty relay within 2x of no pty ($ratio)                                    met"
 else
-	echo "pty relay ratio $ratio: over 2x"
-	exit 1
+	echo "  pty relay within 2x of no pty ($ratio)                                    NOT MET"
 fi

@@ -66,6 +66,32 @@ check_sigterm() {
 }
 test_sigterm_reaches_command() { for_each_caller check_sigterm; }
 
+# ignoring_sigchld CMD...: CMD started with SIGCHLD ignored, which execve
+# keeps (a shell's `trap '' CHLD` does not reliably do it).
+ignoring_sigchld() {
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+# A caller that ignores SIGCHLD must not have the kernel reap pid 1 (or
+# COMMAND, under init) unseen: hutch still ends with COMMAND's status,
+# and COMMAND gets the caller's disposition back (SigIgn bit 16).
+check_sigchld_ignored() {
+	local mode rc mask
+	for mode in "" --as-pid-1; do
+		rc=0
+		$AS timeout 20 bash -c "$(declare -f ignoring_sigchld); ignoring_sigchld \"\$@\"" \
+			sh "$H" $BASE $mode sh -c 'exit 3' || rc=$?
+		assert_eq 3 "$rc" "status with SIGCHLD ignored ${mode:-with init}"
+		mask=$($AS bash -c "$(declare -f ignoring_sigchld); ignoring_sigchld \"\$@\"" \
+			sh "$H" $BASE $mode sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status)
+		assert_eq 1 "$(( (0x${mask:-0} >> 16) & 1 ))" \
+			"COMMAND ignores SIGCHLD as its caller did ${mode:-with init} (SigIgn $mask)"
+	done
+}
+test_sigchld_ignored_by_caller() { for_each_caller check_sigchld_ignored; }
+
 # 200 orphans that exit at once: each is a child of a subshell that
 # exits, so it falls to pid 1.  COMMAND then watches /proc (a glob of its
 # shell: no process of its own) until only init and itself are left,

@@ -42,6 +42,7 @@ struct spec {
 	char *const *argv;	/* COMMAND */
 	int n_pipes;		/* pipes whose write ends COMMAND gets as fd 3.. */
 	int control_closed;	/* the supervisor is gone before init starts */
+	int chld_ignored;	/* init starts with SIGCHLD ignored */
 };
 
 struct sandbox {
@@ -197,6 +198,8 @@ static void pid_1(const struct spec *spec, struct child_fds *f)
 	for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
 		inherit(pass[i]);
 	block_init_signals();
+	if (spec->chld_ignored)
+		signal(SIGCHLD, SIG_IGN);
 	fexecve(f->image, argv, environ);
 	die("fexecve");
 }
@@ -330,6 +333,7 @@ struct scenario {
 	int (*act)(struct sandbox *sb);	/* while COMMAND runs; nonzero fails */
 	int code;		/* init's exit status */
 	const char *status;	/* init's status line */
+	int chld_ignored;	/* see struct spec */
 };
 
 static int check(const struct result *res, int code, const char *status)
@@ -348,7 +352,7 @@ static int check(const struct result *res, int code, const char *status)
 
 static int run_scenario(const char *init, const struct scenario *s)
 {
-	struct spec spec = { s->argv, s->n_pipes, s->control_closed };
+	struct spec spec = { s->argv, s->n_pipes, s->control_closed, s->chld_ignored };
 	struct sandbox sb;
 	struct result res;
 	int bad;
@@ -579,24 +583,26 @@ static int role_fuse(void)
 
 static const struct scenario scenarios[] = {
 	{ "exit", "COMMAND's exit code comes out",
-	  { "/bin/sh", "-c", "exit 42" }, 0, 0, NULL, NULL, 42, "exit 42\n" },
+	  { "/bin/sh", "-c", "exit 42" }, 0, 0, NULL, NULL, 42, "exit 42\n", 0 },
+	{ "chld-ignored", "started with SIGCHLD ignored, init still sees COMMAND end",
+	  { "/bin/sh", "-c", "exit 42" }, 0, 0, NULL, NULL, 42, "exit 42\n", 1 },
 	{ "segv", "a signal N comes out as 128+N",
-	  { "/bin/sh", "-c", "kill -SEGV $$" }, 0, 0, NULL, NULL, 139, "signal 11\n" },
+	  { "/bin/sh", "-c", "kill -SEGV $$" }, 0, 0, NULL, NULL, 139, "signal 11\n", 0 },
 	{ "orphans", "orphans are reaped while COMMAND runs",
-	  { "/proc/self/exe", "--role", "orphans" }, 0, 0, NULL, NULL, 0, "exit 0\n" },
+	  { "/proc/self/exe", "--role", "orphans" }, 0, 0, NULL, NULL, 0, "exit 0\n", 0 },
 	{ "daemon", "a daemon ignoring SIGTERM/SIGHUP is killed, init exits at once",
 	  { "/bin/sh", "-c", "setsid sh -c 'trap \"\" TERM HUP; sleep 1000' & exit 7" },
-	  0, 0, NULL, NULL, 7, "exit 7\n" },
+	  0, 0, NULL, NULL, 7, "exit 7\n", 0 },
 	{ "sigterm", "SIGTERM to pid 1 reaches COMMAND; init keeps no other fd",
 	  { "/bin/sh", "-c", "trap 'exit 3' TERM; printf r >&3; sleep 1000 & wait" },
-	  1, 0, NULL, act_sigterm, 3, "exit 3\n" },
+	  1, 0, NULL, act_sigterm, 3, "exit 3\n", 0 },
 	{ "control", "the supervisor closing the control pipe tears down",
 	  { "/bin/sh", "-c", "printf r >&3; exec sleep 1000" },
-	  1, 0, NULL, act_control, 137, "signal 9\n" },
+	  1, 0, NULL, act_control, 137, "signal 9\n", 0 },
 	{ "control-early", "a supervisor gone before init starts: COMMAND never runs",
-	  { "/bin/sh", "-c", "printf r >&3" }, 1, 1, NULL, NULL, 137, "none\n" },
+	  { "/bin/sh", "-c", "printf r >&3" }, 1, 1, NULL, NULL, 137, "none\n", 0 },
 	{ "fuse", "a FUSE server is killed only after the others have exited",
-	  { "/proc/self/exe", "--role", "fuse" }, 3, 0, no_fuse, act_fuse, 137, "signal 9\n" },
+	  { "/proc/self/exe", "--role", "fuse" }, 3, 0, no_fuse, act_fuse, 137, "signal 9\n", 0 },
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
