@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ static int write_program(const struct seccomp_policy *pol, enum seccomp_variant 
 			    "a terminal; redirect it or name an OUTPUT file" :
 			    strerror(errno));
 	}
-	rc = write_all(fd, prog, n * 8);	/* 8: sizeof(struct sock_filter) */
+	rc = write_all(fd, prog, n * sizeof(*prog));
 	free(prog);
 	if (rc == 0 && fd != STDOUT_FILENO && close(fd) < 0)
 		rc = -1;

@@ -2,6 +2,7 @@
  * hutch is built (build/hutch-seccomp --variant, embedded by
  * builtin-filters-gen.sh): a launch under a shipped policy as it ships
  * loads them instead of compiling the policy again. */
+#include <linux/filter.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ extern const struct builtin_filter hutch_filter_table[];
 int builtin_filter_copy(const char *policy, int variant, struct sock_filter **prog,
 			size_t *n)
 {
-	const size_t insn = 8;	/* sizeof(struct sock_filter) */
+	const size_t insn = sizeof(struct sock_filter);
 
 	for (const struct builtin_filter *f = hutch_filter_table; f->policy; f++) {
 		size_t len = (size_t)(f->end - f->start);

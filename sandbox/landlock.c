@@ -1811,12 +1811,24 @@ static int area_at(const struct fallback *fb, const char *path)
 	return -1;
 }
 
+/* A rule of no access on a per-run area is said with the area. */
+static bool said_with_area(const struct fallback *fb, size_t i)
+{
+	return fb->rules[i].access == 0 && area_at(fb, fb->rules[i].path) >= 0;
+}
+
+/* A host path the per-run directory links to, rather than a --symlink. */
+static bool made_as_link_to_host(const struct fallback *fb, size_t i)
+{
+	return fb->makes[i].kind == MAKE_LINK && fb->makes[i].op->kind != FS_SYMLINK;
+}
+
 static void explain_rules(const struct fallback *fb, FILE *out)
 {
 	char what[PATH_MAX * 2 + 32];
 
 	for (size_t i = 0; i < fb->n_rules; i++) {
-		if (fb->rules[i].access == 0 && area_at(fb, fb->rules[i].path) >= 0)
+		if (said_with_area(fb, i))
 			continue;	/* said below */
 		describe_op(fb->rules[i].op, what, sizeof(what));
 		fprintf(out, "  %-20s %s    (%s, %s)\n", access_name(fb->rules[i].access),
@@ -1830,8 +1842,7 @@ static void explain_rules(const struct fallback *fb, FILE *out)
 	for (size_t i = 0; i < fb->n_makes; i++) {
 		describe_op(fb->makes[i].op, what, sizeof(what));
 		fprintf(out, "  %-20s %s: made in the per-run directory%s\n", "", what,
-			fb->makes[i].kind == MAKE_LINK && fb->makes[i].op->kind != FS_SYMLINK ?
-			" as a symlink to the host path" : "");
+			made_as_link_to_host(fb, i) ? " as a symlink to the host path" : "");
 	}
 }
 
@@ -1879,7 +1890,7 @@ static void json_rules(const struct fallback *fb, FILE *out)
 
 	fputs("\"rules\": [", out);
 	for (size_t i = 0; i < fb->n_rules; i++) {
-		if (fb->rules[i].access == 0 && area_at(fb, fb->rules[i].path) >= 0)
+		if (said_with_area(fb, i))
 			continue;	/* in per-run */
 		describe_op(fb->rules[i].op, what, sizeof(what));
 		fputs(first ? "{\"access\": " : ", {\"access\": ", out);
@@ -1911,8 +1922,7 @@ static void json_rules(const struct fallback *fb, FILE *out)
 		fputs(i ? ", {\"option\": " : "{\"option\": ", out);
 		json_fputs(out, what);
 		fprintf(out, ", \"as-symlink\": %s}",
-			fb->makes[i].kind == MAKE_LINK && fb->makes[i].op->kind != FS_SYMLINK ?
-			"true" : "false");
+			made_as_link_to_host(fb, i) ? "true" : "false");
 	}
 	fputc(']', out);
 }

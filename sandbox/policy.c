@@ -32,7 +32,6 @@ struct policy_ready {
 	size_t n_notify;
 	struct sock_filter *late;	/* the hand-over calls' refusals, or NULL */
 	size_t n_late;
-	bool has_filter;		/* the policy refuses something */
 	bool join_session_keyring;
 	unsigned long long keep_caps;	/* caps_add minus caps_drop */
 	cap_t caps;			/* keep_caps in E, P and I */
@@ -211,14 +210,13 @@ int policy_prepare(const struct plan *plan, struct policy_ready **out,
 			goto fail;
 		ready->join_session_keyring =
 			!seccomp_policy_refuses(ready->policy, "keyctl");
-		ready->has_filter = !seccomp_policy_is_empty(ready->policy);
 		/* Always here, before COMMAND's limits could get in the way,
 		 * and the judge of whether the policy can be expressed. */
-		if (ready->has_filter &&
+		if (!seccomp_policy_is_empty(ready->policy) &&
 		    filter_program(plan, ready, SECCOMP_PLAIN, &ready->bpf,
 				   &ready->n_insns, err, errlen) < 0)
 			goto fail;
-		if (ready->has_filter && plan->mode == MODE_HUTCH)
+		if (ready->bpf && plan->mode == MODE_HUTCH)
 			prepare_reporting(plan, ready);
 	}
 	*out = ready;
@@ -250,7 +248,7 @@ bool policy_allows(const struct policy_ready *ready, const char *syscall)
 const char *policy_rule_source(const struct policy_ready *ready,
 			       const char *syscall)
 {
-	return ready->has_filter ? seccomp_policy_source(ready->policy, syscall) :
+	return ready->bpf ? seccomp_policy_source(ready->policy, syscall) :
 	       NULL;
 }
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -74,36 +75,24 @@ static int read_filters(struct sandbox *sb)
 }
 
 /* bwrap's checks are on the options as given: --unshare-user itself,
- * not the user namespace an unprivileged caller gets anyway. */
-static int check_bwrap_userns_options(struct sandbox *sb)
-{
-	struct plan *plan = sb->plan;
-
-	if (plan->userns_block_fd >= 0 && !plan->unshare_user_given)
-		return fail_msg(sb, "prepare: --userns-block-fd requires --unshare-user");
-	if (plan->userns_block_fd >= 0 && plan->info_fd < 0)
-		return fail_msg(sb, "prepare: --userns-block-fd requires --info-fd");
-	if (plan->userns_fd >= 0 && plan->unshare_user_given)
-		return fail_msg(sb, "prepare: --userns not compatible --unshare-user");
-	if (plan->userns_fd >= 0 && plan->userns_try)
-		return fail_msg(sb, "prepare: --userns not compatible --unshare-user-try");
-	if (plan->disable_userns && !plan->unshare_user_given)
-		return fail_msg(sb, "prepare: --disable-userns requires --unshare-user");
-	if (plan->userns2_fd >= 0 && plan->userns_fd < 0)
-		return fail_msg(sb, "prepare: --userns2 requires --userns");
-	return 0;
-}
-
-/* hutch mode always makes a user namespace, so only the combinations
- * that cannot work are refused. */
+ * not the user namespace an unprivileged caller gets anyway.  hutch mode
+ * always makes one, so there only the combinations that cannot work are
+ * refused. */
 static int check_userns_options(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
+	bool bwrap = plan->mode == MODE_BWRAP;
 
-	if (plan->mode == MODE_BWRAP)
-		return check_bwrap_userns_options(sb);
+	if (bwrap && plan->userns_block_fd >= 0 && !plan->unshare_user_given)
+		return fail_msg(sb, "prepare: --userns-block-fd requires --unshare-user");
 	if (plan->userns_block_fd >= 0 && plan->info_fd < 0)
 		return fail_msg(sb, "prepare: --userns-block-fd requires --info-fd");
+	if (bwrap && plan->userns_fd >= 0 && plan->unshare_user_given)
+		return fail_msg(sb, "prepare: --userns not compatible --unshare-user");
+	if (bwrap && plan->userns_fd >= 0 && plan->userns_try)
+		return fail_msg(sb, "prepare: --userns not compatible --unshare-user-try");
+	if (bwrap && plan->disable_userns && !plan->unshare_user_given)
+		return fail_msg(sb, "prepare: --disable-userns requires --unshare-user");
 	if (plan->userns2_fd >= 0 && plan->userns_fd < 0)
 		return fail_msg(sb, "prepare: --userns2 requires --userns");
 	return 0;

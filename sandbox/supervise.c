@@ -202,12 +202,19 @@ static void close_pipe_end(int *fd)
 	}
 }
 
-/* pid 1, straight from here or through join.c's intermediates. */
+/* pid 1, straight from here or through join.c's intermediates; its pid
+ * as this /proc names it: when hutch runs in a pid namespace whose /proc
+ * is its parent's, clone's answer names another process there. */
 static pid_t clone_pid1(struct sandbox *sb, int flags)
 {
+	pid_t pid, seen;
+
 	if (sb->plan->userns_fd >= 0 || sb->plan->pidns_fd >= 0)
 		return join_clone(sb, flags);
-	return clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
+	pid = clone_with_pidfd(flags, &sb->pid1_fd, sb->cgroup_fd);
+	if (pid > 0 && (seen = pidfd_pid(sb->pid1_fd)) > 0)
+		pid = seen;
+	return pid;
 }
 
 int stage_clone(struct sandbox *sb)
@@ -249,11 +256,7 @@ int stage_clone(struct sandbox *sb)
 			child_fail(sb, failure_status(plan));
 		_exit(failure_status(plan));
 	}
-	/* clone's answer names another process when hutch runs in a pid
-	 * namespace whose /proc is its parent's. */
-	sb->pid1 = pidfd_pid(sb->pid1_fd);
-	if (sb->pid1 < 0)
-		sb->pid1 = pid;
+	sb->pid1 = pid;
 	if (limits_attach(sb) < 0)
 		return -1;
 	report_started(sb);
