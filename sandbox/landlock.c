@@ -1403,17 +1403,12 @@ static void abandon_namespace_child(struct sandbox *sb)
 /* Fresh log and release pipes: clone may have used up the first. */
 static int renew_pipes(struct sandbox *sb)
 {
-	int *pipes[] = { sb->log_pipe, sb->release_pipe };
-
 	for (int i = 0; i < 2; i++) {
-		close_fd(&pipes[i][0]);
-		close_fd(&pipes[i][1]);
-		if (pipe2(pipes[i], O_CLOEXEC) < 0)
-			return log_fail(sb->err, sizeof(sb->err), "fallback", "pipe", "log, release",
-					errno);
+		close_fd(&sb->log_pipe[i]);
+		close_fd(&sb->release_pipe[i]);
 	}
-	if (fcntl(sb->log_pipe[0], F_SETFL, O_NONBLOCK) < 0)
-		return log_fail(sb->err, sizeof(sb->err), "fallback", "non-blocking", "log pipe",
+	if (supervise_log_channel(sb->log_pipe) < 0 || pipe2(sb->release_pipe, O_CLOEXEC) < 0)
+		return log_fail(sb->err, sizeof(sb->err), "fallback", "pipe", "log, release",
 				errno);
 	return 0;
 }

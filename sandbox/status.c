@@ -125,28 +125,6 @@ void status_started(struct sandbox *sb)
 	}
 }
 
-/* COMMAND's host pid: pid 1's child, when pid 1 is hutch's init. */
-static int command_host_pid(struct sandbox *sb)
-{
-	char path[64], buf[64];
-	int fd, pid = sb->pid1;
-	ssize_t n;
-
-	if (!sb->has_init)
-		return pid;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", sb->pid1, sb->pid1);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	sscanf(buf, "%d", &pid);
-	return pid;
-}
-
 void status_executed(struct sandbox *sb)
 {
 	char line[256];
@@ -155,7 +133,7 @@ void status_executed(struct sandbox *sb)
 		return;
 	snprintf(line, sizeof(line),
 		 "{ \"setup-finished\": true, \"command-pid\": %d, \"setup-time\": %.6f }\n",
-		 command_host_pid(sb), monotonic_now() - sb->started_at);
+		 sb->run.command_host_pid, monotonic_now() - sb->started_at);
 	write_text(sb->plan->json_status_fd, line);
 }
 

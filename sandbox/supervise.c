@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -51,6 +52,27 @@ static int make_pipe(struct sandbox *sb, int p[2], const char *name)
 {
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return log_fail(sb->err, sizeof(sb->err), "prepare", "pipe", name, errno);
+	return 0;
+}
+
+/* The set-up log is a unix socket rather than a pipe: each message then
+ * carries its writer's pid as this pid namespace names it, so the exec
+ * marker names COMMAND's host pid even when COMMAND is gone already. */
+int supervise_log_channel(int fds[2])
+{
+	int on = 1;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+		return -1;
+	if (setsockopt(fds[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0 ||
+	    fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0) {
+		int saved = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		errno = saved;
+		return -1;
+	}
 	return 0;
 }
 
@@ -122,11 +144,10 @@ int stage_prepare(struct sandbox *sb)
 	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
 	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0)
 		return -1;
-	if (make_pipe(sb, sb->log_pipe, "log") < 0 ||
-	    make_pipe(sb, sb->release_pipe, "release") < 0)
+	if (supervise_log_channel(sb->log_pipe) < 0)
+		return sys_fail(sb, "prepare", "log channel");
+	if (make_pipe(sb, sb->release_pipe, "release") < 0)
 		return -1;
-	if (fcntl(sb->log_pipe[0], F_SETFL, O_NONBLOCK) < 0)
-		return sys_fail(sb, "prepare", "log pipe");
 	/* The control pipe's write end lives exactly as long as the
 	 * supervisor: pid 1 checks it after setting its death signal. */
 	if (make_pipe(sb, sb->control_pipe, "control") < 0 ||
@@ -439,8 +460,8 @@ static void on_timer(struct sandbox *sb, struct run_state *rs)
 
 /* The exec stage writes "exec" on its own line just before execve: from
  * then on, an end of pid 1 is COMMAND's.  Take the marker out of the log,
- * which then holds only failure messages. */
-static void take_exec_marker(struct run_state *rs)
+ * which then holds only failure messages; its writer is COMMAND. */
+static void take_exec_marker(struct run_state *rs, pid_t writer)
 {
 	static const char marker[] = "exec\n";
 	char *at;
@@ -451,30 +472,56 @@ static void take_exec_marker(struct run_state *rs)
 			rs->log_len - (size_t)(at - rs->log) - (sizeof(marker) - 1) + 1);
 		rs->log_len -= sizeof(marker) - 1;
 		rs->exec_seen = true;
+		rs->command_host_pid = writer;
 	}
 }
 
-/* Read what the log pipe holds now, never waiting for more. */
+/* One read of the log channel into BUF, with the writer's pid.  The
+ * kernel never joins the bytes of two writers into one read. */
+static ssize_t read_log(int fd, char *buf, size_t len, pid_t *writer)
+{
+	union {
+		struct cmsghdr hdr;
+		char space[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = control.space, .msg_controllen = sizeof(control.space),
+	};
+	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+
+	*writer = 0;
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cred;
+
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			*writer = cred.pid;
+		}
+	return n;
+}
+
+/* Read what the log channel holds now, never waiting for more. */
 void supervise_drain_log(struct sandbox *sb)
 {
 	struct run_state *rs = &sb->run;
 
 	for (;;) {
 		size_t room = sizeof(rs->log) - 1 - rs->log_len;
+		char discard[256];
+		pid_t writer;
 		ssize_t n;
 
 		if (sb->log_pipe[0] < 0)
 			return;
-		if (room == 0) {
-			char discard[256];
-
-			n = read(sb->log_pipe[0], discard, sizeof(discard));
-		} else {
-			n = read(sb->log_pipe[0], rs->log + rs->log_len, room);
-		}
+		if (room == 0)
+			n = read_log(sb->log_pipe[0], discard, sizeof(discard), &writer);
+		else
+			n = read_log(sb->log_pipe[0], rs->log + rs->log_len, room, &writer);
 		if (n > 0 && room > 0) {
 			rs->log_len += (size_t)n;
-			take_exec_marker(rs);
+			take_exec_marker(rs, writer);
 		}
 		if (n == 0) {
 			rs->log_eof = true;
