@@ -20,6 +20,7 @@
 #define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define SCOPE_SIGNAL (1ULL << 1)
 #define SCOPE_MIN_ABI 6
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
 
 /* The ruleset attribute as of ABI 6 (Debian 12's headers predate it). */
 struct ruleset_attr {
@@ -42,15 +43,23 @@ static bool network_shared(const struct plan *plan)
 
 int landlock_scope_apply(struct sandbox *sb)
 {
+	int abi = landlock_abi_version();
+	bool scope = network_shared(sb->plan) && abi >= SCOPE_MIN_ABI;
 	struct ruleset_attr attr = {
-		.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL,
+		.scoped = scope ? SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL : 0,
 	};
 	int fd;
 
-	if (!network_shared(sb->plan) || landlock_abi_version() < SCOPE_MIN_ABI)
-		return 0;
 	/* Abstract sockets live in the network namespace: sharing it would
 	 * otherwise hand the sandbox the host's X11 and D-Bus sockets. */
+	if (!scope && !sb->ms.proc_fenced)
+		return 0;
+	/* With the caller's /proc in the sandbox, a domain of its own makes
+	 * the kernel refuse COMMAND ptrace access to every process outside
+	 * (/proc/PID/environ, mem, fd); it needs one handled right, and
+	 * creating block devices is one nothing in a sandbox needs. */
+	if (sb->ms.proc_fenced)
+		attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return log_fail(sb->err, sizeof(sb->err), "policy", "no_new_privs", "for landlock", errno);
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "mounts.h"
+#include "landlock_scope.h"
 #include "log.h"
 #include "util.h"
 
@@ -151,6 +152,35 @@ static int mirror_source(struct mount_state *ms, struct fs_op *op, size_t i)
 	return 0;
 }
 
+/* hutch mode, where the kernel refuses a fresh procfs because the
+ * caller's /proc has mounts over parts of it (a container engine's
+ * masked paths fail its "too revealing" check): the caller's /proc,
+ * read-only, and COMMAND gets a Landlock domain of its own (policy
+ * stage), so that the kernel refuses it ptrace access (/proc/PID/environ,
+ * mem, fd) to every process outside the sandbox.  Without Landlock that
+ * fence cannot be had, and /proc is an empty read-only tmpfs. */
+static int substitute_proc(struct mount_state *ms, size_t i)
+{
+	unsigned long long ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				MOUNT_ATTR_NOEXEC;
+	int fd = -1;
+
+	if (landlock_abi_version() > 0) {
+		fd = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		ms->proc_fenced = fd >= 0;
+	} else {
+		fd = make_tmpfs(0555, 4096);
+	}
+	if (fd < 0 || set_attrs(fd, ro, true) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return mount_error(ms, "substitute for a procfs on", ms->plan->ops[i].dest);
+	}
+	ms->proc_substituted = true;
+	ms->trees[i] = fd;
+	return 0;
+}
+
 /* procfs can only be mounted while a full procfs is visible in this
  * mount namespace (the kernel's "too revealing" check), so now. */
 static int prepare_proc(struct mount_state *ms, size_t i)
@@ -170,6 +200,8 @@ static int prepare_proc(struct mount_state *ms, size_t i)
 		/* bwrap's new procfs: nosuid,nodev,noexec */
 		fd = make_fs_attrs("proc", NULL, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 				   MOUNT_ATTR_NOEXEC);
+		if (fd < 0 && errno == EPERM && !ms->bwrap)
+			return substitute_proc(ms, i);
 	}
 
 	if (fd < 0)
@@ -544,8 +576,33 @@ static int cover_proc_path(int procfd, const char *name)
 	return r;
 }
 
+/* A mount of the file NAME of the detached tmpfs TMP, or -1.  Linux
+ * before 6.15 (Debian 12's 6.1 among them) refuses to clone from a mount
+ * that is not attached in the caller's namespace (EINVAL): the tmpfs is
+ * then stacked on the new root for the moment, in this private namespace
+ * only, cloned from, and detached again before anything else happens. */
+static int clone_tmpfs_file(struct mount_state *ms, int tmp, const char *name)
+{
+	int tree = open_tree(tmp, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	int saved;
+
+	if (tree >= 0 || errno != EINVAL)
+		return tree;
+	if (move_mount(tmp, "", AT_FDCWD, ms->attach_point, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return -1;
+	tree = open_tree(tmp, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	saved = errno;
+	if (umount2(ms->attach_point, MNT_DETACH) < 0) {
+		if (tree >= 0)
+			close(tree);
+		return -1;
+	}
+	errno = saved;
+	return tree;
+}
+
 /* /proc/kcore is the kernel's memory: hide it behind an empty file. */
-static int mask_proc_file(int procfd, const char *name)
+static int mask_proc_file(struct mount_state *ms, int procfd, const char *name)
 {
 	int tmp = make_tmpfs(0555, 4096);
 	int fd, tree, r = -1;
@@ -555,7 +612,7 @@ static int mask_proc_file(int procfd, const char *name)
 	fd = openat(tmp, "empty", O_CREAT | O_WRONLY | O_CLOEXEC, 0400);
 	if (fd >= 0)
 		close(fd);
-	tree = open_tree(tmp, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	tree = clone_tmpfs_file(ms, tmp, "empty");
 	if (tree >= 0 && set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0)
 		r = move_mount(tree, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH);
 	if (r < 0 && errno == ENOENT)
@@ -581,7 +638,7 @@ static int cover_proc(struct mount_state *ms, const char *dest)
 	for (size_t i = 0; i < 3 && r == 0 && !ms->bwrap; i++)
 		r = cover_proc_path(procfd, proc_ro_hutch[i]);
 	if (r == 0 && !ms->bwrap)
-		r = mask_proc_file(procfd, "kcore");
+		r = mask_proc_file(ms, procfd, "kcore");
 	close(procfd);
 	if (r < 0)
 		return mount_error(ms, "make read-only under", dest);
@@ -772,7 +829,7 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 	int tree = -1, r = -1;
 
 	if (tmp >= 0 && fill_file_at(tmp, "data", op->has_perms ? op->perms : 0600, op->fd) == 0)
-		tree = open_tree(tmp, "data", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		tree = clone_tmpfs_file(ms, tmp, "data");
 	close(op->fd);
 	if (tree >= 0 && (!(op->flags & FS_READONLY) || set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0))
 		r = attach(ms, tree, op->dest, false);

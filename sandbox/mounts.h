@@ -17,6 +17,8 @@ struct mount_state {
 	int root;		/* O_PATH fd of the new root */
 	const char *attach_point; /* where it hangs until pivot_root */
 	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
+	bool proc_substituted;	/* a fresh procfs was refused (see mounts.c) */
+	bool proc_fenced;	/* /proc is the caller's: COMMAND needs a Landlock domain */
 	char *err;
 	size_t errlen;
 };

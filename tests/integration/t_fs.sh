@@ -259,3 +259,56 @@ check_symlink_attack_inside() {
 	rm -rf "$T/tree" "$T/canary" "$T/other"
 }
 test_symlink_attack_lands_inside() { for_each_caller check_symlink_attack_inside; }
+
+# ---- where the kernel refuses a fresh procfs (containers) ----
+
+# in_masked_proc AS CMD...: run CMD as AS (as_root, as_user) in a mount
+# namespace whose /proc has a file masked, as container engines mask
+# /proc/keys, /proc/kcore and others: the kernel's "too revealing" check
+# then refuses every fresh procfs below it.
+in_masked_proc() {
+	local as=$1
+	shift
+	as_root unshare -m sh -c 'mount --bind /dev/null /proc/keys && shift && exec "$@"' \
+		sh "$as" "$@"
+}
+
+# hutch mode runs COMMAND anyway: the caller's /proc, read-only, and no
+# way into another same-uid process (its environment holds a secret, as
+# a CI runner's holds tokens).
+check_proc_substitute() {
+	local pid out rc=0
+	[ -e /proc/keys ] || skip "no /proc/keys to mask on this kernel"
+	$AS unshare -Urmpf --mount-proc true 2>/dev/null ||
+		skip "no fresh procfs here even without a mask (the other test covers it)"
+	$AS env HUTCH_SECRET=hunter2 sleep 30 &
+	pid=$!
+	out=$(in_masked_proc "$AS" "$H" sh -c '
+		[ -d /proc/$0 ] && echo visible
+		cat /proc/$0/environ 2>/dev/null | tr "\0" "\n" | grep HUTCH_SECRET
+		readlink /proc/self >/dev/null && ls /dev/fd/ >/dev/null && echo self-works
+		touch /proc/self/comm 2>/dev/null && echo proc-writable; true' "$pid" 2>"$T/err") || rc=$?
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+	assert_eq 0 "$rc" "hutch in a masked /proc: $(cat "$T/err")"
+	assert_eq "" "$(cat "$T/err")" "nothing said"
+	assert_eq "visible
+self-works" "$out" "another process is listed, its environment unreadable; /proc/self works"
+	rc=0; in_masked_proc "$AS" "$T/bwrap" --unshare-all --ro-bind / / --proc /proc true \
+		2>"$T/err" || rc=$?
+	assert_eq 1 "$rc" "bwrap mode's --proc fails as bwrap's does: $(cat "$T/err")"
+	assert_match "^WARN procfs: the kernel refuses a fresh procfs .*Landlock domain" \
+		"$(in_masked_proc "$AS" "$H" --doctor | grep '^.... procfs: ')" "--doctor predicts it"
+}
+test_proc_substitute_where_procfs_is_refused() { for_each_caller check_proc_substitute; }
+
+# Without Landlock nothing can fence the caller's /proc: an empty one.
+# The mask here is the outer sandbox's own /proc covers.  (As root, the
+# inner hutch cannot map uid 0 from a COMMAND without CAP_SETFCAP.)
+test_proc_empty_without_landlock() {
+	local out
+	printf 'default allow\ndeny landlock_create_ruleset ENOSYS\n' >"$T/nolandlock.policy"
+	chmod 0644 "$T/nolandlock.policy"
+	out=$(as_user "$H" --profile none --ro-bind / / --proc /proc --dev /dev \
+		--seccomp-policy "$T/nolandlock.policy" "$H" sh -c 'ls -A /proc | wc -l' 2>"$T/err")
+	assert_eq "0" "$out" "an empty /proc: $(cat "$T/err")"
+}
