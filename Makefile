@@ -16,7 +16,10 @@ CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_FORTIFY_SOURCE=2
 PKGS = libseccomp libcap
-DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bubblewrap util-linux
+# Everything the build and every test need (the tests use python3 for
+# servers and probes, strace and jq for checks that skip without them).
+DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bubblewrap util-linux \
+	python3 strace jq
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"'
@@ -149,11 +152,14 @@ asan: deps
 	HUTCH=$(CURDIR)/build/asan/hutch HUTCH_FAULT_BIN=$(CURDIR)/build/asan/hutch \
 		build/test-reaper tests/integration/run
 
+# Fails when the sandbox does: the command ends with status 0 only if
+# every step ran, and /usr stayed read-only.
+DEMO_CMD = id; hostname; ls /; ls -la ~; cat /proc/1/cmdline | tr "\0" " "; echo; \
+	if touch /usr/x; then echo "/usr is writable"; exit 1; fi
 demo: deps
 	$(MAKE) all
-	@echo '$$ ./hutch sh -c "id; hostname; ls /; ls -la ~; cat /proc/1/cmdline | tr \"\\0\" \" \"; echo; touch /usr/x"'
-	@./hutch sh -c 'id; hostname; ls /; ls -la ~; cat /proc/1/cmdline | tr "\0" " "; echo; touch /usr/x' ; \
-		echo "(exit status $$?)"
+	@printf '%s\n' '$$ ./hutch sh -c '"'"'$(DEMO_CMD)'"'"
+	@./hutch sh -c '$(DEMO_CMD)'; rc=$$?; echo "(exit status $$rc)"; [ $$rc -eq 0 ]
 
 bench: all
 	tests/bench/run

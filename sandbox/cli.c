@@ -151,7 +151,7 @@ static const struct opt_spec specs[] = {
 	{ "report-fd", OPT_REPORT_FD, 1, "FD", HUTCH | NOPROF, "Write one JSON line per refused action to FD" },
 	{ "seccomp-log", OPT_SECCOMP_LOG, 0, NULL, HUTCH, "Also let the kernel log refused calls (SECCOMP_RET_LOG)" },
 	{ "rlimit", OPT_RLIMIT, 1, "NAME=SOFT[:HARD]", HUTCH, "Set a resource limit of COMMAND (as, core, cpu, data, fsize, memlock, nofile, nproc, stack, ...; unlimited)" },
-	{ "pids", OPT_PIDS, 1, "N", HUTCH, "At most N processes in the sandbox (RLIMIT_NPROC in its user namespace; pids.max with a cgroup)" },
+	{ "pids", OPT_PIDS, 1, "N", HUTCH, "At most N processes in the sandbox (RLIMIT_NPROC in its user namespace; pids.max with a cgroup); 0: no limit" },
 	{ "memory", OPT_MEMORY, 1, "BYTES", HUTCH, "Memory limit (cgroup v2 memory.max; K, M, G suffixes)" },
 	{ "memory-swap", OPT_MEMORY_SWAP, 1, "BYTES", HUTCH, "Swap limit (cgroup v2 memory.swap.max)" },
 	{ "cpu", OPT_CPU, 1, "FRACTION", HUTCH, "CPU limit as a fraction of one CPU (cgroup v2 cpu.max)" },
@@ -975,8 +975,9 @@ static int apply_limits(struct apply_ctx *a)
 	case OPT_RLIMIT: return apply_rlimit(a);
 	case OPT_PIDS:
 		replace_str(&plan->pids_origin, a->rec->origin);
+		/* 0 is no limit, so that a later option can undo a profile's. */
 		plan->pids = parse_uint(args[0], 1 << 22);
-		return plan->pids > 0 ? 0 : fail(a, "--pids: not a count: %s", args[0]);
+		return plan->pids >= 0 ? 0 : fail(a, "--pids: not a count: %s", args[0]);
 	case OPT_MEMORY: return apply_bytes(a, &plan->memory);
 	case OPT_MEMORY_SWAP: return apply_bytes(a, &plan->memory_swap);
 	case OPT_CPU:

@@ -712,6 +712,9 @@ static void check_proc(struct doctor *d, struct finding *f)
 
 /* ---- the mount API, in a throwaway user and mount namespace ---- */
 
+/* The calls as a run makes them: a tmpfs attached, a clone of an
+ * attached tree (Linux before 6.15 clones no detached mount), its
+ * attributes set, the clone attached. */
 static void probe_mount_api(struct probe *p, int arg)
 {
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
@@ -722,12 +725,25 @@ static void probe_mount_api(struct probe *p, int arg)
 	    !step(p, "fsopen tmpfs", (fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) >= 0) ||
 	    !step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0) ||
 	    !step(p, "fsmount", (mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) >= 0) ||
-	    !step(p, "open_tree clone", (copy = open_tree(mnt, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-							   AT_EMPTY_PATH | AT_RECURSIVE)) >= 0) ||
+	    !step(p, "move_mount", move_mount(mnt, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0) ||
+	    !step(p, "open_tree clone", (copy = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE |
+							   OPEN_TREE_CLOEXEC | AT_RECURSIVE)) >= 0) ||
 	    !step(p, "mount_setattr", mount_setattr(copy, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
 						    sizeof(attr)) == 0))
 		return;
 	p->ok = step(p, "move_mount", move_mount(copy, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0);
+}
+
+static void probe_procfs(struct probe *p, int arg)
+{
+	int fs = -1;
+
+	(void)arg;
+	/* fsmount is where the kernel's "too revealing" check refuses it. */
+	if (!step(p, "fsopen proc", (fs = fsopen("proc", FSOPEN_CLOEXEC)) >= 0) ||
+	    !step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0))
+		return;
+	p->ok = step(p, "fsmount proc", fsmount(fs, FSMOUNT_CLOEXEC, 0) >= 0);
 }
 
 /* A check that runs in a user namespace is not tried without one. */
@@ -747,11 +763,35 @@ static void check_mount_api(struct doctor *d, struct finding *f)
 	if (without_userns(d, f))
 		return;
 	if (probe_run(NS_FLAGS, probe_mount_api, 0, &p) < 0 || !p.ok)
-		say(f, LVL_FAIL, "Linux 5.12 or later (mount_setattr), and a seccomp profile that "
-		    "allows the mount API", "%s", probe_failure(&p, why, sizeof(why)));
+		say(f, LVL_FAIL, "a seccomp profile that allows the mount API (Linux 5.12 has all "
+		    "of it)", "%s", probe_failure(&p, why, sizeof(why)));
 	else
 		say(f, LVL_OK, NULL, "fsopen, fsconfig, fsmount, open_tree, mount_setattr and "
 		    "move_mount work in a user namespace");
+}
+
+/* A fresh procfs for the sandbox, or the run's substitute (mounts.c). */
+static void check_procfs(struct doctor *d, struct finding *f)
+{
+	struct probe p;
+	char why[256];
+
+	if (without_userns(d, f))
+		return;
+	if (probe_run(NS_FLAGS, probe_procfs, 0, &p) == 0 && p.ok)
+		say(f, LVL_OK, NULL, "a fresh procfs mounts in a new pid namespace");
+	else if (landlock_abi_version() > 0)
+		say(f, LVL_WARN, "run outside a container, or give it an unmasked /proc",
+		    "the kernel refuses a fresh procfs (%s; /proc has mounts over parts of it, as "
+		    "container engines make): hutch mode shows the caller's /proc read-only, with "
+		    "COMMAND in a Landlock domain that refuses it access to other processes' "
+		    "environ, memory and fds; bwrap mode's --proc fails",
+		    probe_failure(&p, why, sizeof(why)));
+	else
+		say(f, LVL_WARN, "run outside a container, or give it an unmasked /proc",
+		    "the kernel refuses a fresh procfs (%s), and without Landlock the caller's "
+		    "/proc cannot be fenced: hutch mode's /proc is an empty read-only tmpfs; "
+		    "bwrap mode's --proc fails", probe_failure(&p, why, sizeof(why)));
 }
 
 /* ---- the sealed init image ---- */
@@ -997,105 +1037,32 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
-/* The caller may make a cgroup in DIR and move processes into it. */
-static bool cgroup_writable(const char *dir)
-{
-	char procs[PATH_MAX + 32], subtree[PATH_MAX + 32];
-
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	snprintf(subtree, sizeof(subtree), "%s/cgroup.subtree_control", dir);
-	return access(dir, W_OK) == 0 && access(procs, W_OK) == 0 && access(subtree, W_OK) == 0;
-}
-
-/* From DIR up to MNT, the first writable cgroup (DIR is changed); false
- * when there is none. */
-static bool writable_ancestor(char *dir, const char *mnt)
-{
-	char *slash;
-
-	while (!cgroup_writable(dir)) {
-		if (strlen(dir) <= strlen(mnt) || !(slash = strrchr(dir, '/')))
-			return false;
-		*slash = '\0';
-		if (strlen(dir) < strlen(mnt))
-			strcpy(dir, mnt);
-	}
-	return true;
-}
-
-/* The caller's cgroup directory and the cgroup2 mount; -1 when no
- * cgroup2 mount shows it. */
-static int own_cgroup(char *dir, char *mnt)
-{
-	char *cg = read_text("/proc/self/cgroup");
-	char *mi = read_text("/proc/self/mountinfo");
-	char path[PATH_MAX];
-	int r = -1;
-
-	if (cg && mi && limits_cgroup2_path(cg, path, sizeof(path)) == 0)
-		r = limits_cgroup_dir(mi, path, dir, PATH_MAX, mnt, PATH_MAX);
-	free(cg);
-	free(mi);
-	return r;
-}
-
 #define CGROUP_FIX "a cgroup v2 hierarchy with the memory, pids and cpu controllers " \
 	"(systemd.unified_cgroup_hierarchy=1) and a delegated subtree " \
 	"(systemd-run --user --scope -p Delegate=yes hutch ...)"
 #define CGROUP_EFFECT "--memory, --memory-swap and --cpu fail naming why; --pids relies on " \
 	"RLIMIT_NPROC alone"
 
-/* "DIR is writable", or why none is. */
-static void describe_writable(char *buf, size_t len, const char *own, const char *mnt,
-			      const char *dir, bool writable)
-{
-	if (writable)
-		snprintf(buf, len, "%s is writable", dir);
-	else if (strcmp(own, mnt) == 0)
-		snprintf(buf, len, "%s is not writable by uid %u", own, (unsigned)getuid());
-	else
-		snprintf(buf, len, "no cgroup from %s up to %s is writable by uid %u", own, mnt,
-			 (unsigned)getuid());
-}
-
-static void cgroup_report(struct doctor *d, struct finding *f, const char *dir, const char *where,
-			  bool writable)
-{
-	char path[PATH_MAX + 32], *list;
-	bool mem, pids, cpu;
-
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
-	list = read_text(path);
-	if (list)
-		list[strcspn(list, "\n")] = '\0';
-	mem = has_word(list, "memory");
-	pids = has_word(list, "pids");
-	cpu = has_word(list, "cpu");
-	d->no_cgroup_pids = !writable || !pids;
-	if (writable && mem && pids && cpu)
-		say(f, LVL_OK, NULL, "%s is writable with the memory, pids and cpu controllers", dir);
-	else
-		say(f, LVL_WARN, CGROUP_FIX, "%s; controllers: %s%s%s%s: " CGROUP_EFFECT, where,
-		    list && *list ? list : "none", mem ? "" : "; no memory", pids ? "" : "; no pids",
-		    cpu ? "" : "; no cpu");
-	free(list);
-}
-
+/* Where a run would put its cgroup: the limits module's own choice. */
 static void check_cgroup(struct doctor *d, struct finding *f)
 {
-	char dir[PATH_MAX], mnt[PATH_MAX], own[PATH_MAX], where[3 * PATH_MAX + 64];
-	bool writable;
+	char dir[PATH_MAX], list[256], reason[PATH_MAX + 512];
+	bool found = limits_probe_cgroup(dir, sizeof(dir), list, sizeof(list), reason,
+					 sizeof(reason));
+	bool mem = found && has_word(list, "memory");
+	bool pids = found && has_word(list, "pids");
+	bool cpu = found && has_word(list, "cpu");
 
-	d->no_cgroup_pids = true;
-	if (own_cgroup(dir, mnt) < 0) {
-		say(f, LVL_WARN, CGROUP_FIX, "no cgroup2 mount shows this process's cgroup: "
-		    CGROUP_EFFECT);
-		return;
-	}
-	memcpy(own, dir, sizeof(own));
-	writable = writable_ancestor(dir, mnt);
-	describe_writable(where, sizeof(where), own, mnt, writable ? dir : own, writable);
-	cgroup_report(d, f, writable ? dir : own, where, writable);
+	d->no_cgroup_pids = !pids;
+	if (mem && pids && cpu)
+		say(f, LVL_OK, NULL, "a run's cgroup goes under %s, with the memory, pids and cpu "
+		    "controllers", dir);
+	else if (found)
+		say(f, LVL_WARN, CGROUP_FIX, "a run's cgroup goes under %s; controllers: %s%s%s%s: "
+		    CGROUP_EFFECT, dir, *list ? list : "none", mem ? "" : "; no memory",
+		    pids ? "" : "; no pids", cpu ? "" : "; no cpu");
+	else
+		say(f, LVL_WARN, CGROUP_FIX, "no cgroup for a run: %s: " CGROUP_EFFECT, reason);
 }
 
 /* ---- the table and the verdict ---- */
@@ -1111,6 +1078,7 @@ static const struct check checks[] = {
 	{ "openat2", check_openat2, NEED_NS },
 	{ "proc", check_proc, NEED_NS },
 	{ "mount-api", check_mount_api, NEED_NS },
+	{ "procfs", check_procfs, 0 },
 	{ "memfd", check_memfd, NEED_NS },
 	{ "seccomp", check_seccomp, NEED_NS | NEED_LL },
 	{ "seccomp-notify", check_seccomp_notify, 0 },

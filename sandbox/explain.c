@@ -128,11 +128,13 @@ static void explain_cgroup_limits(const struct plan *plan, FILE *out)
 {
 	char v[32];
 
-	if (plan->pids > 0)
-		fprintf(out, "  pids %lld: RLIMIT_NPROC in the sandbox's user namespace (not "
-			"for a root caller), and pids.max where a cgroup v2 pids controller "
-			"is usable    (%s)\n", plan->pids,
+	char how[4800];
+
+	if (plan->pids > 0) {
+		limits_pids_enforced(plan, how, sizeof(how));
+		fprintf(out, "  pids %lld: %s    (%s)\n", plan->pids, how,
 			plan->pids_origin ? plan->pids_origin : "?");
+	}
 	limits_format_bytes(plan->memory, v, sizeof(v));
 	if (plan->memory)
 		fprintf(out, "  memory %s: cgroup v2 memory.max (an error where none is usable)\n", v);

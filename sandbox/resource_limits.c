@@ -67,6 +67,8 @@ struct limits_state {
 	bool nproc;		/* RLIMIT_NPROC counts the sandbox (not exempt) */
 	char why_none[REASON_LEN]; /* why no cgroup serves --pids */
 	const char *ended_by;	/* the limit that ended COMMAND, or NULL */
+	char self_leaf[64];	/* the supervisor's own leaf under parent, or "" */
+	unsigned we_enabled;	/* controllers enabled in parent for this run */
 };
 
 /* ---- pure helpers (unit-tested) ---- */
@@ -248,7 +250,8 @@ long long limits_event_count(const char *text, const char *key)
 }
 
 /* The supervisor's pid in a name hutch gives its cgroups
- * ("hutch-PID-XXXX"), or 0 when NAME is not one. */
+ * ("hutch-PID-XXXX", or "hutch-PID-self" for the supervisor's own
+ * leaf), or 0 when NAME is not one. */
 pid_t limits_cgroup_owner(const char *name)
 {
 	char *end;
@@ -257,8 +260,9 @@ pid_t limits_cgroup_owner(const char *name)
 	if (strncmp(name, "hutch-", 6) != 0 || name[6] < '1' || name[6] > '9')
 		return 0;
 	pid = strtol(name + 6, &end, 10);
-	if (pid <= 0 || pid > INT_MAX || *end != '-' || strlen(end + 1) != 4 ||
-	    strspn(end + 1, "0123456789abcdef") != 4)
+	if (pid <= 0 || pid > INT_MAX || *end != '-' || strlen(end + 1) != 4)
+		return 0;
+	if (strcmp(end + 1, "self") != 0 && strspn(end + 1, "0123456789abcdef") != 4)
 		return 0;
 	return (pid_t)pid;
 }
@@ -339,7 +343,12 @@ static unsigned needed_controllers(const struct plan *plan)
 struct pick {
 	int fd;
 	char dir[PATH_MAX];
+	const char *mnt;	/* the cgroup2 mount point */
+	bool own;		/* the candidate is the supervisor's own cgroup */
+	bool dry;		/* only tell: enable nothing, move nothing */
 	unsigned have;		/* controllers the last candidate offers */
+	unsigned enabled;	/* controllers this run enabled in it */
+	char self_leaf[64];	/* the supervisor's leaf made in it, or "" */
 	char reason[REASON_LEN];
 };
 
@@ -405,8 +414,88 @@ static bool enable_controllers(struct pick *p, int fd, unsigned use)
 				 controllers[i].name, p->dir, strerror(errno));
 			return false;
 		}
+		p->enabled |= controllers[i].bit;
 	}
 	return true;
+}
+
+/* Whether FD's cgroup holds processes of its own; *ONLY_US when the
+ * supervisor is the only one. */
+static bool holds_processes(int fd, bool *only_us)
+{
+	char *procs = read_text_at(fd, "cgroup.procs");
+	char self[24];
+	bool any = procs && *procs;
+
+	snprintf(self, sizeof(self), "%d\n", (int)getpid());
+	*only_us = procs && strcmp(procs, self) == 0;
+	free(procs);
+	return any;
+}
+
+/* Move the supervisor into a new leaf "hutch-PID-self" of FD's cgroup. */
+static bool step_into_leaf(struct pick *p, int fd)
+{
+	int leaf;
+	bool moved;
+
+	snprintf(p->self_leaf, sizeof(p->self_leaf), "hutch-%d-self", (int)getpid());
+	if (mkdirat(fd, p->self_leaf, 0755) < 0 && errno != EEXIST) {
+		snprintf(p->reason, sizeof(p->reason), "create %s/%s: %s", p->dir, p->self_leaf,
+			 strerror(errno));
+		p->self_leaf[0] = '\0';
+		return false;
+	}
+	leaf = openat(fd, p->self_leaf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	moved = leaf >= 0 && write_text_at(leaf, "cgroup.procs", "0") == 0;
+	if (!moved) {
+		snprintf(p->reason, sizeof(p->reason), "move into %s/%s: %s", p->dir, p->self_leaf,
+			 strerror(errno));
+		unlinkat(fd, p->self_leaf, AT_REMOVEDIR);
+		p->self_leaf[0] = '\0';
+	}
+	if (leaf >= 0)
+		close(leaf);
+	return moved;
+}
+
+/* Undo step_into_leaf: the controllers ENABLED for this run off again
+ * (a cgroup with any cannot take a process), the supervisor back in
+ * FD's cgroup, the leaf removed.  Best effort: a leaf left behind is
+ * empty once the supervisor is gone, and the next start removes it. */
+static void leave_leaf(int fd, const char *leaf, unsigned enabled)
+{
+	char self[24];
+
+	for (size_t i = 0; i < N_CONTROLLERS; i++) {
+		char word[16];
+
+		snprintf(word, sizeof(word), "-%s", controllers[i].name);
+		if (enabled & controllers[i].bit)
+			write_text_at(fd, "cgroup.subtree_control", word);
+	}
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	if (write_text_at(fd, "cgroup.procs", self) == 0)
+		unlinkat(fd, leaf, AT_REMOVEDIR);
+}
+
+/* cgroup v2's no-internal-processes rule: only a cgroup without
+ * processes of its own (or the root) gives its children controllers;
+ * Linux lets pids alone be enabled anyway, and then refuses to start
+ * anything in the child (EOPNOTSUPP).  A supervisor alone in its own
+ * cgroup (a delegated scope: systemd-run --scope -p Delegate=yes) steps
+ * into a leaf of its own, which the end of the run removes again. */
+static bool may_have_children(struct pick *p, int fd)
+{
+	bool only_us;
+
+	if (strcmp(p->dir, p->mnt) == 0 || !holds_processes(fd, &only_us))
+		return true;
+	if (p->own && only_us)
+		return p->dry || step_into_leaf(p, fd);
+	snprintf(p->reason, sizeof(p->reason), "%s holds processes, so its children cannot have "
+		 "controllers (cgroup v2's no-internal-processes rule)", p->dir);
+	return false;
 }
 
 /* Whether the cgroup at P->dir can hold the sandbox's: it offers NEED
@@ -421,7 +510,7 @@ static bool try_candidate(struct pick *p, unsigned need, unsigned want)
 		snprintf(p->reason, sizeof(p->reason), "%s: %s", p->dir, strerror(errno));
 		return false;
 	}
-	if (may_write(fd))
+	if (!p->dry && may_write(fd))
 		sweep_stale(fd);
 	list = read_text_at(fd, "cgroup.controllers");
 	p->have = list ? limits_controller_bits(list) : 0;
@@ -431,9 +520,15 @@ static bool try_candidate(struct pick *p, unsigned need, unsigned want)
 		if (!may_write(fd))
 			snprintf(p->reason, sizeof(p->reason), "%s: not writable by uid %u: %s",
 				 p->dir, (unsigned)getuid(), strerror(errno));
-		else if (enable_controllers(p, fd, p->have & want))
+		else if (may_have_children(p, fd) && (p->dry || enable_controllers(p, fd, p->have & want)))
 			p->fd = fd;
 	}
+	if (p->fd < 0 && p->self_leaf[0]) {
+		leave_leaf(fd, p->self_leaf, p->enabled);
+		p->self_leaf[0] = '\0';
+	}
+	if (p->fd < 0)
+		p->enabled = 0;
 	if (p->fd < 0)
 		close(fd);
 	return p->fd >= 0;
@@ -482,9 +577,12 @@ static bool pick_parent(struct pick *p, unsigned need, unsigned want)
 
 	if (!locate_own_cgroup(p, mnt, sizeof(mnt)))
 		return false;
+	p->mnt = mnt;
+	p->own = true;
 	do {
 		if (try_candidate(p, need, want))
 			return true;
+		p->own = false;
 	} while (up_one(p->dir, mnt));
 	return false;
 }
@@ -602,6 +700,8 @@ static int cgroup_prepare(struct sandbox *sb)
 	}
 	sb->limits->parent_fd = p.fd;
 	sb->limits->enabled = p.have & want;
+	sb->limits->we_enabled = p.enabled;
+	snprintf(sb->limits->self_leaf, sizeof(sb->limits->self_leaf), "%s", p.self_leaf);
 	snprintf(sb->limits->parent, sizeof(sb->limits->parent), "%s", p.dir);
 	if (plan->pids > 0 && !(sb->limits->enabled & CTL_PIDS))
 		snprintf(sb->limits->why_none, sizeof(sb->limits->why_none), "%s", p.reason);
@@ -625,25 +725,59 @@ static bool caller_is_host_root(const struct plan *plan)
 }
 
 /* --pids that nothing enforces: an error when the command line asked
- * for it, one warning line when a profile did (so that `hutch COMMAND`
- * still runs for root where no pids controller is usable). */
+ * for it; when a profile did, the run goes on quietly (so that
+ * `hutch COMMAND` still runs for root where no pids controller is
+ * usable) and --explain and --doctor say so. */
 static int unenforced_pids(struct sandbox *sb)
 {
 	const struct plan *plan = sb->plan;
 	bool asked = plan->pids_origin && strcmp(plan->pids_origin, "command line") == 0;
-	char msg[REASON_LEN + 200];
 
-	if (plan->pids == 0 || sb->limits->nproc || (sb->limits->enabled & CTL_PIDS))
+	if (plan->pids == 0 || sb->limits->nproc || (sb->limits->enabled & CTL_PIDS) || !asked)
 		return 0;
-	snprintf(msg, sizeof(msg),
+	snprintf(sb->err, sizeof(sb->err),
 		 "limits: --pids %lld is not enforced for a caller that is root without a "
-		 "usable cgroup v2 pids controller (%.*s)", plan->pids, REASON_LEN, sb->limits->why_none);
-	if (asked) {
-		snprintf(sb->err, sizeof(sb->err), "%.*s", (int)sizeof(sb->err) - 1, msg);
-		return -1;
+		 "usable cgroup v2 pids controller (%.3900s)", plan->pids, sb->limits->why_none);
+	return -1;
+}
+
+/* For --doctor: where a run would make its cgroup, read-only. */
+bool limits_probe_cgroup(char *dir, size_t dirlen, char *controllers_list, size_t listlen,
+			 char *reason, size_t reasonlen)
+{
+	struct pick p = { .fd = -1, .dry = true };
+	bool found = pick_parent(&p, 0, CTL_MEMORY | CTL_CPU | CTL_PIDS);
+	char *list = NULL;
+
+	if (found) {
+		list = read_text_at(p.fd, "cgroup.controllers");
+		close(p.fd);
 	}
-	log_warning(plan->prog, msg);
-	return 0;
+	snprintf(dir, dirlen, "%s", p.dir);
+	snprintf(controllers_list, listlen, "%.*s", list ? (int)strcspn(list, "\n") : 0,
+		 list ? list : "");
+	snprintf(reason, reasonlen, "%s", p.reason);
+	free(list);
+	return found;
+}
+
+/* For --explain: how this machine would enforce --pids, read-only. */
+bool limits_pids_enforced(const struct plan *plan, char *how, size_t len)
+{
+	struct pick p = { .fd = -1, .dry = true };
+
+	if ((plan->clone_flags & CLONE_NEWUSER) && !caller_is_host_root(plan)) {
+		snprintf(how, len, "RLIMIT_NPROC in the sandbox's user namespace");
+		return true;
+	}
+	if (pick_parent(&p, 0, CTL_PIDS) && (p.have & CTL_PIDS)) {
+		close(p.fd);
+		snprintf(how, len, "pids.max in a cgroup under %s", p.dir);
+		return true;
+	}
+	snprintf(how, len, "NOT enforced here: the kernel exempts root from RLIMIT_NPROC, and no "
+		 "cgroup v2 pids controller is usable (%s)", p.reason);
+	return false;
 }
 
 int limits_prepare(struct sandbox *sb)
@@ -920,6 +1054,9 @@ void limits_finish(struct sandbox *sb)
 		note_pids_max(sb);
 		remove_cgroup(sb);
 	}
+	if (sb->limits->self_leaf[0] && sb->limits->parent_fd >= 0)
+		leave_leaf(sb->limits->parent_fd, sb->limits->self_leaf, sb->limits->we_enabled);
+	sb->limits->self_leaf[0] = '\0';
 	if (!sb->limits->ended_by)
 		note_rlimit_signal(sb, sig);
 	close_host_cgroup_fds(sb);

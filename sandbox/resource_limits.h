@@ -3,9 +3,11 @@
 #ifndef HUTCH_RESOURCE_LIMITS_H
 #define HUTCH_RESOURCE_LIMITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+struct plan;
 struct sandbox;
 
 /* Supervisor, prepare: make the sandbox's cgroup when a limit needs one
@@ -27,6 +29,14 @@ void limits_finish(struct sandbox *sb);
  * (valid after limits_finish, until limits_release). */
 const char *limits_ended_by(const struct sandbox *sb);
 void limits_release(struct sandbox *sb);
+/* How this machine enforces the plan's --pids, in words for --explain
+ * (nothing is changed); false when nothing would. */
+bool limits_pids_enforced(const struct plan *plan, char *how, size_t len);
+/* Where a run would make its cgroup (DIR, with its CONTROLLERS), as
+ * limits_prepare would choose, without changing anything; false with
+ * the REASON when no cgroup would do. */
+bool limits_probe_cgroup(char *dir, size_t dirlen, char *controllers, size_t listlen,
+			 char *reason, size_t reasonlen);
 
 /* Pure helpers, shared with --explain, --doctor and the unit tests. */
 const char *limits_rlimit_name(int resource);

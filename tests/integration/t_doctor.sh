@@ -43,16 +43,41 @@ check_doctor_here() {
 		assert_check "$out" OK "$name"
 	done
 	assert_check "$out" OK landlock "ABI [0-9]+"
-	assert_check "$out" WARN cgroup "controllers: hugetlb; no memory; no pids; no cpu"
 	assert_check "$out" OK mode "namespaces"
-	if [ "$AS" = as_root ]; then
+	if $AS unshare -Urmpf --mount-proc true 2>/dev/null; then
+		assert_check "$out" OK procfs "a fresh procfs mounts"
+	else
+		assert_check "$out" WARN procfs "the kernel refuses a fresh procfs"
+	fi
+	check_doctor_predicts_cgroup "$out"
+	if [ "$AS" = as_root ] && ! cgroup_line_has_pids "$out"; then
 		assert_check "$out" WARN rlimit-nproc "not enforced for uid 0"
+	elif [ "$AS" = as_root ]; then
+		assert_check "$out" OK rlimit-nproc "not enforced for uid 0 .*cgroup v2 pids controller instead"
 	else
 		assert_check "$out" OK rlimit-nproc "counted per user namespace: .* RLIMIT_NPROC 8 forked 7"
 	fi
-	assert_eq 17 "$(printf '%s\n' "$out" | wc -l)" "one line per check and the mode"
+	assert_eq 18 "$(printf '%s\n' "$out" | wc -l)" "one line per check and the mode"
 }
 test_doctor_here() { for_each_caller check_doctor_here; }
+
+cgroup_line_has_pids() {
+	printf '%s\n' "$1" | grep -E '^[A-Z ]{4} cgroup: ' | grep -Ev 'no cgroup for a run|no pids' | grep -q .
+}
+
+# The cgroup line says what a run with cgroup limits will do on this
+# machine, whatever its cgroup layout: no expectation is written down.
+check_doctor_predicts_cgroup() {
+	local line rc=0
+	line=$(printf '%s\n' "$1" | grep -E '^[A-Z ]{4} cgroup: ')
+	$AS "$H" --memory 64M --cpu 0.5 true 2>"$T/err" || rc=$?
+	if printf '%s' "$line" | grep -Eq 'no cgroup for a run|; no memory|; no cpu'; then
+		assert_match '^WARN cgroup: ' "$line" "cgroup line"
+		assert_eq 125 "$rc" "the doctor said [$line]; a run with --memory and --cpu: $(cat "$T/err")"
+	else
+		assert_eq 0 "$rc" "the doctor said [$line]; a run with --memory and --cpu: $(cat "$T/err")"
+	fi
+}
 
 # No mount, no process left behind; nothing on stderr.
 check_doctor_leaves_nothing() {

@@ -301,7 +301,8 @@ FREEZER=/sys/fs/cgroup/freezer
 thaw_and_remove() {
 	[ -d "$1" ] || return 0
 	echo THAWED >"$1/freezer.state"
-	timeout 10 sh -c 'while [ -s "$0/cgroup.procs" ]; do :; done' "$1" || true
+	# (cgroup files have no size: read them)
+	timeout 10 sh -c 'while [ -n "$(cat "$0/cgroup.procs")" ]; do :; done' "$1" || true
 	rmdir "$1"
 }
 

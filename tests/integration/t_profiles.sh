@@ -126,3 +126,18 @@ test_persistence_guard() {
 	assert_eq 125 "$rc" "hutch's own binary"
 	assert_match "hutch's own binary" "$(cat "$T/err")" "binary message"
 }
+
+# A successful run of any shipped profile prints nothing of hutch's own,
+# for root too, whatever this machine can enforce of its limits.
+check_profiles_quiet() {
+	local p err names
+	make_project
+	names=$(ls "$here/../../profiles" | grep -v '^seccomp$')
+	[ "$(printf '%s\n' "$names" | wc -l)" -ge 6 ] || fail "shipped profiles not found: [$names]"
+	for p in $names; do
+		err=$(in_project "$T/hutch" --profile "$p" true 2>&1 >/dev/null) ||
+			fail "--profile $p true failed: $err"
+		assert_eq "" "$err" "--profile $p true: stderr"
+	done
+}
+test_profiles_run_quietly() { for_each_caller check_profiles_quiet; }

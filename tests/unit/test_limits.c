@@ -148,6 +148,9 @@ START_TEST(owner_of_left_over_cgroups)
 	ck_assert_int_eq(limits_cgroup_owner("hutch--12-0000"), 0);
 	ck_assert_int_eq(limits_cgroup_owner("user.slice"), 0);
 	ck_assert_int_eq(limits_cgroup_owner("hutch-12"), 0);
+	/* the supervisor's own leaf in a delegated scope */
+	ck_assert_int_eq(limits_cgroup_owner("hutch-1234-self"), 1234);
+	ck_assert_int_eq(limits_cgroup_owner("hutch-1234-selfx"), 0);
 }
 END_TEST
 
