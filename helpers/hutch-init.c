@@ -360,6 +360,27 @@ static void reap(int wait_flags)
 	}
 }
 
+/* COMMAND stopped (SIGSTOP from inside, or a stop the supervisor sent
+ * for the caller's Ctrl-Z): "stop N" tells the supervisor, whose pty
+ * relay then stops hutch itself, so the caller's shell gets its
+ * terminal back; `fg` resumes hutch, which resumes COMMAND. */
+static void report_stop(void)
+{
+	char line[32];
+	siginfo_t si;
+	size_t n;
+
+	si.si_pid = 0;
+	if (g.status_fd < 0 || g.cmd_code ||
+	    sys_waitid(P_PIDFD, g.cmd_pidfd, &si, WSTOPPED | WNOHANG) < 0 ||
+	    si.si_pid == 0 || si.si_code != CLD_STOPPED)
+		return;
+	n = append_uint(line, append(line, 0, sizeof line, "stop "), sizeof line,
+			(unsigned)si.si_status);
+	line[n++] = '\n';
+	sys_write(g.status_fd, line, n);
+}
+
 static void forward(int sig)
 {
 	char buf[24];
@@ -386,9 +407,10 @@ static int handle_signals(void)
 		return -1;
 	}
 	for (long i = 0; i < n / (long)sizeof si[0]; i++) {
-		if (si[i].ssi_signo == SIGCHLD)
+		if (si[i].ssi_signo == SIGCHLD) {
 			reap(WNOHANG);
-		else
+			report_stop();
+		} else
 			forward((int)si[i].ssi_signo);
 	}
 	return 0;

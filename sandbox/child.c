@@ -216,6 +216,11 @@ int stage_seal(struct sandbox *sb)
 		_exit(failure_status(sb->plan));
 	}
 	sb->command_pid = pid;
+	/* With the pty relay COMMAND has a session of its own; pid 1 leaves
+	 * the caller's too, so nothing in the sandbox has the caller's
+	 * terminal as its controlling terminal. */
+	if (sb->pty && setsid() < 0)
+		return fail_errno(sb, "seal", "new session", "pid 1");
 	close_fd(&sb->go_pipe[0]);
 	mounts_release(&sb->ms);
 	return seal_exec_init(sb);

@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <termios.h>
 #include <time.h>
@@ -210,8 +211,18 @@ static int open_slave(struct sandbox *sb)
  * the caller's terminal. */
 static void copy_modes_to_slave(struct pty_state *st, int slave)
 {
-	if (st->has_modes)
+	struct termios t;
+
+	if (st->has_modes) {
 		tcsetattr(slave, TCSANOW, &st->modes);
+	} else if (tcgetattr(slave, &t) == 0) {
+		/* --pty without a terminal: input is data, not typing.  No
+		 * echo of it, no CRLF for LF; lines and the EOF character
+		 * still work (the relay ends input with it). */
+		t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL | ECHOKE);
+		t.c_oflag &= ~(tcflag_t)OPOST;
+		tcsetattr(slave, TCSANOW, &t);
+	}
 	if (st->size_fd >= 0)
 		ioctl(slave, TIOCSWINSZ, &st->size);
 }
@@ -304,6 +315,9 @@ static bool transient(void)
 }
 
 static void on_stdin(struct sandbox *sb, short revents);
+static void restore_caller(struct pty_state *st);
+static void set_nonblocking(struct pty_state *st);
+static int make_raw(struct sandbox *sb, struct pty_state *st);
 static void on_master(struct sandbox *sb, short revents);
 static void on_stdout(struct sandbox *sb, short revents);
 
@@ -378,6 +392,68 @@ static void write_master(struct pty_state *st)
 		st->in.start = st->in.end = 0;
 }
 
+/* The inner terminal's foreground process group when it would discard
+ * the caller's Ctrl-Z, else 0.  COMMAND leads a session whose parent,
+ * pid 1, is outside it: its process group is orphaned, and the kernel
+ * drops every SIGTSTP sent to it.  A job of a shell inside is not, nor
+ * is a program that took ISIG off to read ^Z itself (an editor, ssh). */
+static pid_t orphaned_foreground(struct pty_state *st)
+{
+	pid_t pgrp = tcgetpgrp(st->master);
+	int peer;
+	struct termios t;
+	bool isig;
+
+	if (pgrp <= 0 || tcgetsid(st->master) != pgrp)
+		return 0;
+	peer = ioctl(st->master, TIOCGPTPEER, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (peer < 0)
+		return 0;
+	isig = tcgetattr(peer, &t) == 0 && (t.c_lflag & ISIG);
+	close(peer);
+	return isig ? pgrp : 0;
+}
+
+/* The caller's suspend character in the N bytes just read at the end of
+ * ST->in: where the sandbox would lose it, COMMAND is stopped instead
+ * (and hutch with it, pty_on_command_stop) and the byte dropped. */
+static void take_suspend(struct pty_state *st, size_t n)
+{
+	cc_t susp = st->modes.c_cc[VSUSP];
+	char *from = st->in.data + st->in.end - n, *at;
+	pid_t pgrp;
+
+	if (!st->has_modes || !(st->modes.c_lflag & ISIG) || susp == _POSIX_VDISABLE ||
+	    !(at = memchr(from, susp, n)) || !(pgrp = orphaned_foreground(st)))
+		return;
+	/* What came after it is dropped, as a terminal flushes its input
+	 * on a signal character. */
+	st->in.end = (size_t)(at - st->in.data);
+	kill(-pgrp, SIGSTOP);
+}
+
+/* COMMAND stopped: stop hutch too, with the caller's terminal as it was,
+ * so the caller's shell gets it back, as with a plain command (sudo's
+ * pty mode does the same).  `fg` continues hutch here, which puts the
+ * relay back and continues the inner foreground. */
+void pty_on_command_stop(struct sandbox *sb)
+{
+	struct pty_state *st = sb->pty;
+	pid_t pgrp;
+
+	if (!st || st->master < 0)
+		return;
+	restore_caller(st);
+	kill(getpid(), SIGSTOP);
+	set_nonblocking(st);
+	if (make_raw(sb, st) < 0)
+		restore_caller(st);
+	copy_window_size(st);
+	pgrp = tcgetpgrp(st->master);
+	if (pgrp <= 0 || kill(-pgrp, SIGCONT) < 0)
+		syscall(SYS_pidfd_send_signal, sb->pid1_fd, SIGCONT, NULL, 0);
+}
+
 static void on_stdin(struct sandbox *sb, short revents)
 {
 	struct pty_state *st = sb->pty;
@@ -390,7 +466,9 @@ static void on_stdin(struct sandbox *sb, short revents)
 	copy_window_size(st);
 	n = buf_fill(&st->in, STDIN_FILENO, in_room(st));
 	if (n > 0) {
-		st->at_line_start = st->in.data[st->in.end - 1] == '\n';
+		take_suspend(st, (size_t)n);
+		if (buf_len(&st->in) > 0)
+			st->at_line_start = st->in.data[st->in.end - 1] == '\n';
 	} else if (n == 0 || !transient()) {
 		queue_eof(st);
 	}

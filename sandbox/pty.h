@@ -14,6 +14,8 @@ int pty_start(struct sandbox *sb);
 /* COMMAND's process: the slave as controlling terminal of a new session,
  * on fds 0, 1 and 2. */
 int pty_child(struct sandbox *sb);
+/* Supervisor: init said COMMAND stopped; stop hutch too, until fg. */
+void pty_on_command_stop(struct sandbox *sb);
 /* Supervisor: the caller's window changed size. */
 void pty_on_winch(struct sandbox *sb);
 /* Supervisor, every way out: flush the relay, restore the terminal. */

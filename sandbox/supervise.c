@@ -535,11 +535,27 @@ void supervise_drain_log(struct sandbox *sb)
 	}
 }
 
-/* init writes "exit N" or "signal N" when COMMAND ends, then tears down
- * what is left: that teardown too has a deadline. */
+/* One line from init: "stop N" when COMMAND stopped (the pty relay
+ * stops hutch too); "exit N", "signal N" or "none" when it ended, after
+ * which init tears down what is left: that teardown too has a deadline. */
+static void status_line(struct sandbox *sb, struct run_state *rs, const char *line)
+{
+	int sig;
+
+	if (sscanf(line, "stop %d", &sig) == 1) {
+		pty_on_command_stop(sb);
+		return;
+	}
+	rs->command_ended = true;
+	sscanf(line, "signal %d", &rs->command_signal);
+	if (rs->deadline_at == 0)
+		rs->deadline_at = now() + sb->plan->teardown_deadline;
+	arm_timer(rs);
+}
+
 static void drain_status(struct sandbox *sb, struct run_state *rs)
 {
-	char buf[64];
+	char buf[256];
 	ssize_t n;
 
 	if (sb->status_pipe[0] < 0)
@@ -549,11 +565,12 @@ static void drain_status(struct sandbox *sb, struct run_state *rs)
 		return;
 	if (n > 0) {
 		buf[n] = '\0';
-		rs->command_ended = true;
-		sscanf(buf, "signal %d", &rs->command_signal);
-		if (rs->deadline_at == 0)
-			rs->deadline_at = now() + sb->plan->teardown_deadline;
-		arm_timer(rs);
+		for (char *line = buf, *end; *line; line = end) {
+			end = line + strcspn(line, "\n");
+			if (*end)
+				*end++ = '\0';
+			status_line(sb, rs, line);
+		}
 		return;
 	}
 	close_pipe_end(&sb->status_pipe[0]);

@@ -148,10 +148,10 @@ check_eof_and_drain() {
 	out=$(printf 'hello\n' | $AS timeout 20 "$H" --pty sh -c 'tty; cat') || rc=$?
 	assert_eq 0 "$rc" "--pty cat ends at EOF"
 	assert_match '/dev/pts/[0-9]+' "$out" "a terminal inside"
-	assert_eq 2 "$(printf '%s' "$out" | grep -c '^hello')" "hello echoed and copied"
+	assert_eq 1 "$(printf '%s' "$out" | grep -c '^hello')" "hello copied, not echoed (no terminal outside)"
 	out=$(printf 'abc' | $AS timeout 20 "$H" --pty cat) || rc=$?
 	assert_eq 0 "$rc" "--pty cat ends at EOF after a partial line"
-	assert_eq "abcabc" "$out" "the partial line, echoed and copied"
+	assert_eq "abc" "$out" "the partial line, copied"
 	out=$($AS "$H" --pty sh -c 'head -c 1000000 /dev/zero | tr "\0" x' </dev/null | wc -c)
 	assert_eq 1000000 "$out" "all output relayed"
 }
@@ -164,3 +164,43 @@ check_stdout_closed() {
 	assert_eq 129 "$rc" "yes hung up when stdout closes"
 }
 test_stdout_closed() { for_each_caller check_stdout_closed; }
+
+# Ctrl-Z with COMMAND itself in the foreground (no shell inside to do
+# job control) suspends hutch as it would a plain command: the outer
+# terminal gets its modes back; fg resumes the relay and COMMAND.
+check_ctrl_z_suspends_hutch() {
+	harness expect:'R3Y' send:'\x1a' stopped modes cont \
+		send:'hello\r' expect:'got hello' exit:0 modes \
+		-- "$H" --pty sh -c 'echo R$((1+2))Y; read x; echo "got $x"' ||
+		fail "Ctrl-Z stops hutch, fg resumes it"
+}
+test_ctrl_z_suspends_hutch() { build_harness; for_each_caller check_ctrl_z_suspends_hutch; }
+
+# COMMAND stopped from inside (kill -STOP) does not leave hutch waiting
+# with the terminal raw: hutch stops too, and fg resumes both.
+check_stop_from_inside() {
+	harness expect:'R4Y' stopped modes cont expect:'resumed' exit:0 modes \
+		-- "$H" --pty sh -c 'echo R$((2+2))Y; kill -STOP $$; echo resumed' ||
+		fail "kill -STOP of COMMAND stops hutch, fg resumes it"
+}
+test_stop_from_inside() { build_harness; for_each_caller check_stop_from_inside; }
+
+# --pty without a terminal: the input is not echoed, LF stays LF.
+check_pty_without_terminal() {
+	local out
+	out=$(echo hi | $AS "$H" --pty sh -c 'tty >/dev/null && echo tty; cat' | od -c | head -3)
+	assert_eq "$(printf 'tty\nhi\n' | od -c | head -3)" "$out" "output of a pty fed from a pipe"
+}
+test_pty_without_terminal() { for_each_caller check_pty_without_terminal; }
+
+# With the relay, no process of the sandbox has the caller's terminal as
+# its controlling terminal: pid 1 left the caller's session too.
+check_pid1_off_caller_terminal() {
+	harness expect:'TTY:?' exit:0 \
+		-- "$H" --pty sh -c 'echo TTY:$(ps -o tty= -p 1 | tr -d " ")' ||
+		fail "pid 1's controlling terminal"
+}
+test_pid1_off_caller_terminal() {
+	command -v ps >/dev/null || skip "no ps (procps) on this machine"
+	build_harness; for_each_caller check_pid1_off_caller_terminal
+}

@@ -13,6 +13,8 @@
  *                   previous match)
  *   resize:RxC      set the outer size to R rows, C columns; SIGWINCH
  *   kill:SIG        send signal number SIG to COMMAND
+ *   stopped         wait until COMMAND is stopped (as a shell's job is)
+ *   cont            continue it (SIGCONT, as fg does)
  *   raw             the outer terminal's modes differ from the start's
  *   exit:N          wait for COMMAND to exit with status N (any: any)
  *   modes           the outer terminal's modes and file status flags
@@ -109,6 +111,10 @@ static void start(char **argv)
 	if (h.pid < 0)
 		die("fork");
 	if (h.pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		setsid();
 		ioctl(h.slave, TIOCSCTTY, 0);
 		for (int fd = 0; fd <= 2; fd++)
@@ -164,6 +170,28 @@ static bool wait_for(bool (*done)(const char *arg), const char *arg)
 		if (left <= 0)
 			return false;
 		poll(p, 2, (int)(left * 1000) + 1);
+	}
+}
+
+/* SIGCHLD is blocked (main): a stop of COMMAND is waited for with it. */
+static bool wait_stopped(void)
+{
+	double deadline = now() + h.deadline_s;
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		siginfo_t si = { 0 };
+		double left = deadline - now();
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+
+		read_output();
+		if (waitid(P_PID, (id_t)h.pid, &si, WSTOPPED | WNOHANG) == 0 && si.si_pid == h.pid)
+			return true;
+		if (left <= 0)
+			return false;
+		sigtimedwait(&chld, NULL, &ts);
 	}
 }
 
@@ -271,6 +299,10 @@ static bool step(char *s)
 		return resize(arg);
 	if (strcmp(s, "kill") == 0 && arg)
 		return kill(h.pid, atoi(arg)) == 0;
+	if (strcmp(s, "stopped") == 0)
+		return wait_stopped();
+	if (strcmp(s, "cont") == 0)
+		return kill(h.pid, SIGCONT) == 0;
 	if (strcmp(s, "exit") == 0 && arg)
 		return check_exit(arg);
 	if (strcmp(s, "raw") == 0)
@@ -360,6 +392,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	h.deadline_s = t ? atof(t) : 20;
+	{
+		sigset_t chld;
+
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, NULL);
+	}
 	start(argv + sep + 1);
 	for (int i = 1; i < sep; i++) {
 		char *s = strdup(argv[i]);
