@@ -1,6 +1,7 @@
 # hutch: a rootless sandbox launcher.
 # make            build ./hutch
 # make check      install missing build dependencies (as root), build, run all tests
+# make check-container  make demo and make check in a podman container (as root)
 # make demo       build, then run a short command in the default sandbox
 # make asan       the whole test suite on an AddressSanitizer + UBSan build
 # make bench      benchmarks against bwrap and unshare
@@ -40,7 +41,7 @@ OBJS = $(SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) $(DATA_OBJS)
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
-.PHONY: all check unit integration demo asan bench deps install install-bwrap-link \
+.PHONY: all check check-container unit integration demo asan bench deps install install-bwrap-link \
 	uninstall clean fuzz fuzz-deps bench-deps valgrind
 
 all: hutch build/hutch-seccomp
@@ -145,6 +146,13 @@ check: deps
 	$(MAKE) all build/hutch-fault
 	$(MAKE) unit
 	$(MAKE) integration
+
+# The suite inside a container of Debian's podman (rootful, default
+# security settings), image from a cached debootstrap tree; see
+# tests/container/check.  Needs root; installs podman, runc and
+# debootstrap when missing.
+check-container:
+	tests/container/check
 
 asan: deps
 	$(MAKE) build/asan/hutch build/test-reaper
