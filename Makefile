@@ -41,7 +41,7 @@ OBJS = $(SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) $(DATA_OBJS)
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
-.PHONY: all check check-container unit integration demo asan bench deps install install-bwrap-link \
+.PHONY: deb-packages all check check-container unit integration demo asan bench deps install install-bwrap-link \
 	uninstall clean fuzz fuzz-deps bench-deps valgrind
 
 all: hutch build/hutch-seccomp
@@ -209,6 +209,11 @@ fuzz-deps:
 fuzz: fuzz-deps
 	$(MAKE) hutch $(FUZZ_BINS)
 	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# The packages `make deps` installs, for the machine images of
+# check-vm and check-container.
+deb-packages:
+	@echo $(DEB_PACKAGES)
 
 # Install missing Debian packages when root; otherwise say how.
 deps:

@@ -128,7 +128,7 @@ mirror() {
 # DEB_PACKAGES and the extras above.
 image_packages() {
 	{
-		sed -n 's/^DEB_PACKAGES[[:space:]]*=[[:space:]]*//p' "$CTR_TOP/Makefile"
+		make -s --no-print-directory -C "$CTR_TOP" deb-packages
 		echo "$CTR_EXTRA_PACKAGES"
 	} | tr ' \t' '\n\n' | sed '/^$/d' | sort -u
 }

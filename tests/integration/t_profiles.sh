@@ -141,3 +141,20 @@ check_profiles_quiet() {
 	done
 }
 test_profiles_run_quietly() { for_each_caller check_profiles_quiet; }
+
+# --share-net resolves names under every shipped profile: the files name
+# resolution reads are there, with the host's contents.
+check_share_net_resolves() {
+	local p out names
+	make_project
+	names=$(ls "$here/../../profiles" | grep -vx -e seccomp -e system)
+	for p in $names; do
+		# (one program a run: desktop-helper's policy allows no fork)
+		out=$(in_project "$T/hutch" --profile "$p" --share-net getent hosts localhost 2>&1) ||
+			fail "--profile $p --share-net: getent hosts localhost: $out"
+		[ ! -e /etc/resolv.conf ] || assert_eq "$(cat /etc/resolv.conf)" \
+			"$(in_project "$T/hutch" --profile "$p" --share-net cat /etc/resolv.conf 2>/dev/null)" \
+			"--profile $p --share-net: /etc/resolv.conf"
+	done
+}
+test_share_net_resolves_names() { for_each_caller check_share_net_resolves; }
