@@ -11,13 +11,34 @@ int log_fail(char *err, size_t errlen, const char *stage, const char *what,
 	return -1;
 }
 
+/* MSG into LINE with control characters as \xNN: a file name that holds
+ * a terminal's escape sequence must not reach the caller's terminal as
+ * one (recolouring it, or worse). */
+static size_t escape_controls(char *line, size_t len, const char *msg)
+{
+	size_t o = 0;
+
+	for (; *msg && o + 5 < len; msg++) {
+		unsigned char c = (unsigned char)*msg;
+
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(line + o, len - o, "\\x%02x", c);
+		else
+			line[o++] = (char)c;
+	}
+	line[o] = '\0';
+	return o;
+}
+
 void log_line(const char *prog, const char *msg)
 {
 	char line[4200];
-	int n = snprintf(line, sizeof(line), "%s: %s\n", prog, msg);
+	int n = snprintf(line, sizeof(line), "%s: ", prog);
 
-	if (n > (int)sizeof(line) - 1)
-		n = (int)sizeof(line) - 1;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	n += (int)escape_controls(line + n, sizeof(line) - 1 - (size_t)n, msg);
+	line[n++] = '\n';
 	/* One write, so that lines from several processes never interleave. */
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;

@@ -242,22 +242,18 @@ static void describe_process(struct report_state *r, struct refusal *ev)
 	close(dir);
 }
 
-/* S as a JSON string (bytes outside printable ASCII as \u00XX). */
+/* S as a JSON string, cut short to fit LEN. */
 static void json_string(char *buf, size_t len, const char *s)
 {
-	size_t used = 0;
+	size_t used = 0, took;
+	char enc[8];
 
 	used += (size_t)snprintf(buf, len, "\"");
-	for (; *s && used + 8 < len; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (; *s && used + 10 < len; s += took) {
+		size_t n = json_encode_char(s, enc, &took);
 
-		if (c == '"' || c == '\\')
-			used += (size_t)snprintf(buf + used, len - used, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			used += (size_t)snprintf(buf + used, len - used,
-						 "\\u%04x", c);
-		else
-			buf[used++] = (char)c;
+		memcpy(buf + used, enc, n);
+		used += n;
 	}
 	snprintf(buf + used, len - used, "\"");
 }

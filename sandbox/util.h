@@ -30,5 +30,10 @@ ssize_t recv_with_fd(int sock, void *data, size_t len, int *fd);
 
 /* S as a quoted JSON string on OUT. */
 void json_fputs(FILE *out, const char *s);
+/* One character of S as it goes in a JSON string, into OUT (its length
+ * returned), *USED the bytes of S it took: valid UTF-8 as it is, quotes
+ * and backslashes escaped, control characters and stray bytes as
+ * \u00XX. */
+size_t json_encode_char(const char *s, char out[8], size_t *used);
 
 #endif

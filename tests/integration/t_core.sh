@@ -83,3 +83,16 @@ test_default_profile_refuses_home() {
 	assert_eq 125 "$rc" "run from home"
 	assert_match "current directory /root: is /root" "$(cat "$T/err")" "message"
 }
+
+# A name holding a terminal escape reaches the caller's stderr escaped,
+# and --explain=json stays valid JSON for a path that is not UTF-8.
+check_messages_escaped() {
+	local err dir
+	err=$($AS "$H" "$(printf 'esc\033[31mRED')" 2>&1 >/dev/null || true)
+	assert_eq 'hutch: exec: esc\x1b[31mRED: No such file or directory' "$err" "the escape, escaped"
+	dir="$T/work/$(printf 'bad\377name')"
+	mkdir -p "$dir" && chmod 0755 "$dir"
+	$AS sh -c 'cd "$0" && exec "$1" --profile none --ro-bind-cwd --explain=json true' "$dir" "$H" |
+		python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' || fail "--explain=json of a non-UTF-8 path"
+}
+test_messages_escaped() { for_each_caller check_messages_escaped; }

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "policy.h"
 #include "seccomp_policy.h"
+#include "util.h"
 
 #include <check.h>
 
@@ -486,12 +487,49 @@ START_TEST(test_hand_over)
 }
 END_TEST
 
+/* One JSON string escaper for explain, status and reports: UTF-8 kept,
+ * controls and stray bytes escaped, so every document stays valid JSON. */
+static void json_of(const char *s, char *buf, size_t len)
+{
+	size_t o = 0, used;
+	char enc[8];
+
+	for (; *s; s += used) {
+		size_t n = json_encode_char(s, enc, &used);
+
+		ck_assert_uint_lt(o + n, len);
+		memcpy(buf + o, enc, n);
+		o += n;
+	}
+	buf[o] = '\0';
+}
+
+START_TEST(test_json_encode_char)
+{
+	char buf[128];
+
+	json_of("a\"b\\c", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "a\\\"b\\\\c");
+	json_of("\033[31m\n", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "\\u001b[31m\\u000a");
+	json_of("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	/* stray, overlong, surrogate, past U+10FFFF, cut short */
+	json_of("\xff\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "\\u00ff\\u00c0\\u00af\\u00ed\\u00a0\\u0080\\u00f4\\u0090"
+			 "\\u0080\\u0080\\u00e2\\u0082");
+	json_of("\x7f", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "\\u007f");
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("report");
 
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_json_encode_char);
 	tcase_add_test(tc, test_refusal_errno_and_line);
 	tcase_add_test(tc, test_refusal_command_line_rule);
 	tcase_add_loop_test(tc, test_reporting_filters_match_plain, 0,
