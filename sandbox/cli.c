@@ -114,9 +114,9 @@ static const struct opt_spec specs[] = {
 	{ "bind-cwd", OPT_BIND_CWD, 0, NULL, HUTCH, "Bind the current directory writable at its path and start there" },
 	{ "ro-bind-cwd", OPT_RO_BIND_CWD, 0, NULL, HUTCH, "Bind the current directory read-only at its path and start there" },
 	{ "keep-env", OPT_KEEP_ENV, 1, "VAR", HUTCH, "Keep VAR from the caller's environment (after --clearenv)" },
-	{ "timeout", OPT_TIMEOUT, 1, "SECONDS", HUTCH, "Stop COMMAND after SECONDS (exit status 124)" },
-	{ "kill-after", OPT_KILL_AFTER, 1, "SECONDS", HUTCH, "Grace between SIGTERM and SIGKILL (default 5)" },
-	{ "teardown-deadline", OPT_TEARDOWN_DEADLINE, 1, "SECONDS", HUTCH, "Longest wait for teardown before reporting what is stuck (default 10)" },
+	{ "timeout", OPT_TIMEOUT, 1, "DURATION", HUTCH, "Stop COMMAND after DURATION (seconds, or 5m, 1h; exit status 124)" },
+	{ "kill-after", OPT_KILL_AFTER, 1, "DURATION", HUTCH, "Grace between SIGTERM and SIGKILL (default 5)" },
+	{ "teardown-deadline", OPT_TEARDOWN_DEADLINE, 1, "DURATION", HUTCH, "Longest wait for teardown before reporting what is stuck (default 10)" },
 	{ "seccomp-policy", OPT_SECCOMP_POLICY, 1, "NAME", HUTCH, "Seccomp policy: default, strict, none, or a file" },
 	{ "seccomp-deny", OPT_SECCOMP_DENY, 1, "SYSCALL[:ERRNO]", HUTCH, "Also refuse SYSCALL (with EPERM unless ERRNO is given)" },
 	{ "seccomp-allow", OPT_SECCOMP_ALLOW, 1, "SYSCALL", HUTCH, "Allow SYSCALL whatever the policy says" },
@@ -599,12 +599,14 @@ static int apply_cap(struct apply_ctx *a, bool add)
 	return 0;
 }
 
-static int apply_seconds(struct apply_ctx *a, double *out)
+/* --timeout, --kill-after, --teardown-deadline (POSITIVE: more than 0). */
+static int apply_seconds(struct apply_ctx *a, const char *option, bool positive, double *out)
 {
-	double v = parse_seconds(a->rec->args[0]);
+	double v = parse_duration(a->rec->args[0]);
 
-	if (v < 0)
-		return fail(a, "not a number of seconds: %s", a->rec->args[0]);
+	if (v < 0 || (positive && v == 0))
+		return fail(a, "%s: not a duration%s (seconds, or with s, m, h or d): %s", option,
+			    positive ? " above 0" : "", a->rec->args[0]);
 	*out = v;
 	return 0;
 }
@@ -775,9 +777,11 @@ static int apply_hutch(struct apply_ctx *a)
 	switch (a->rec->key) {
 	case OPT_BIND_CWD: return apply_cwd_bind(a, 0);
 	case OPT_RO_BIND_CWD: return apply_cwd_bind(a, FS_READONLY);
-	case OPT_TIMEOUT: return apply_seconds(a, &plan->timeout);
-	case OPT_KILL_AFTER: return apply_seconds(a, &plan->kill_after);
-	case OPT_TEARDOWN_DEADLINE: return apply_seconds(a, &plan->teardown_deadline);
+	case OPT_TIMEOUT: return apply_seconds(a, "--timeout", false, &plan->timeout);
+	case OPT_KILL_AFTER: return apply_seconds(a, "--kill-after", false, &plan->kill_after);
+	/* 0 would end every run in "did not exit" at once. */
+	case OPT_TEARDOWN_DEADLINE:
+		return apply_seconds(a, "--teardown-deadline", true, &plan->teardown_deadline);
 	case OPT_SECCOMP_POLICY: replace_str(&plan->seccomp_policy, a->rec->args[0]); return 0;
 	case OPT_SECCOMP_DENY: return apply_syscall_rule(a, false);
 	case OPT_SECCOMP_ALLOW: return apply_syscall_rule(a, true);

@@ -82,6 +82,25 @@ double parse_seconds(const char *s)
 	return v;
 }
 
+double parse_duration(const char *s)
+{
+	static const struct { char unit; double seconds; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+	};
+	size_t n = s ? strlen(s) : 0;
+	char number[64];
+
+	for (size_t i = 0; n > 1 && n < sizeof(number) && i < sizeof(units) / sizeof(units[0]); i++)
+		if (s[n - 1] == units[i].unit) {
+			double v;
+
+			memcpy(number, s, n - 1);
+			number[n - 1] = '\0';
+			v = parse_seconds(number);
+			return v < 0 ? -1 : v * units[i].seconds;
+		}
+	return parse_seconds(s);
+}
 
 ssize_t read_file_at(int dir, const char *name, char *buf, size_t len)
 {

@@ -13,6 +13,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 long long parse_uint(const char *s, long long max);
 /* Parse seconds, with a fraction ("1.5"); -1 if not a number >= 0. */
 double parse_seconds(const char *s);
+/* A duration as timeout(1) takes it: seconds, or a number followed by
+ * s, m, h or d; -1 when S is none. */
+double parse_duration(const char *s);
 
 /* Read at most LEN-1 bytes of NAME in DIR into BUF, NUL-terminated;
  * the count read, or -1. */

@@ -171,3 +171,17 @@ check_new_session() {
 		"the default profile starts a new session"
 }
 test_new_session() { for_each_caller check_new_session; }
+
+# Durations as timeout(1) takes them; a teardown deadline of 0 is refused.
+test_durations() {
+	local rc=0 err
+	as_user "$H" --timeout 0.005m sleep 5 2>/dev/null || rc=$?
+	assert_eq 124 "$rc" "--timeout 0.005m (0.3 s)"
+	assert_eq 0 "$(as_user "$H" --timeout 1h --kill-after 2s true; echo $?)" "--timeout 1h --kill-after 2s"
+	rc=0; err=$(as_user "$H" --teardown-deadline 0 true 2>&1) || rc=$?
+	assert_eq 125 "$rc" "--teardown-deadline 0"
+	assert_match '^hutch: parse: --teardown-deadline: not a duration above 0' "$err" "its message"
+	rc=0; err=$(as_user "$H" --timeout 1x true 2>&1) || rc=$?
+	assert_eq "125 hutch: parse: --timeout: not a duration (seconds, or with s, m, h or d): 1x" \
+		"$rc $err" "a bad duration names the option"
+}
