@@ -283,35 +283,66 @@ static char *read_small_file(const char *path, int *errnum)
 	return buf;
 }
 
-/* A name without a slash: the user's, the system's, then the shipped. */
+/* The user's profile directory: $XDG_CONFIG_HOME/hutch/profiles, or
+ * ~/.config/hutch/profiles when that is unset or not absolute (the XDG
+ * Base Directory rule). */
+static char *user_profile_dir(struct profile_ctx *p)
+{
+	const char *xdg = env_value(p->envp, "XDG_CONFIG_HOME");
+	char *home, *dir;
+
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/hutch/profiles", xdg);
+	home = home_dir(p->envp);
+	dir = xasprintf("%s/.config/hutch/profiles", home);
+	free(home);
+	return dir;
+}
+
+static char *shipped_profile(const char *name, char **path)
+{
+	size_t len;
+	const char *t = builtin_file("profiles", name, &len);
+	char *text;
+
+	if (!t)
+		return NULL;
+	text = xreallocarray(NULL, len + 1, 1);
+	memcpy(text, t, len);
+	text[len] = '\0';
+	*path = xasprintf("(shipped)/%s", name);
+	return text;
+}
+
+/* A name without a slash: the user's, the system's, then the shipped.
+ * A file that is there but cannot be read (a directory, too large) is an
+ * error, not a reason to look further. */
 static char *find_profile(struct profile_ctx *p, const char *name, char **path)
 {
-	char *home = home_dir(p->envp);
-	char *candidates[3] = {
-		xasprintf("%s/.config/hutch/profiles/%s", home, name),
-		xasprintf("/etc/hutch/profiles/%s", name),
-		xasprintf("%s/profiles/%s", HUTCH_DATADIR, name),
-	};
+	char *dirs[3] = { user_profile_dir(p), xstrdup("/etc/hutch/profiles"),
+			  xstrdup(HUTCH_DATADIR "/profiles") };
 	char *text = NULL;
-	size_t len;
-	int errnum;
+	int errnum = ENOENT;
 
-	free(home);
-	for (int i = 0; i < 3 && !text; i++) {
-		text = read_small_file(candidates[i], &errnum);
-		if (text)
-			*path = xstrdup(candidates[i]);
+	for (int i = 0; i < 3 && !text && errnum == ENOENT; i++) {
+		*path = xasprintf("%s/%s", dirs[i], name);
+		text = read_small_file(*path, &errnum);
+		if (!text && errnum != ENOENT)
+			snprintf(p->err, p->errlen, "parse: profile %s: %s: %s", name, *path,
+				 errnum == EFBIG ? "larger than 1 MiB" : strerror(errnum));
+		if (!text) {
+			free(*path);
+			*path = NULL;
+		}
+	}
+	if (!text && errnum == ENOENT) {
+		text = shipped_profile(name, path);
+		if (!text)
+			snprintf(p->err, p->errlen, "parse: profile %s: not found in %s, %s or %s, "
+				 "nor among the shipped profiles", name, dirs[0], dirs[1], dirs[2]);
 	}
 	for (int i = 0; i < 3; i++)
-		free(candidates[i]);
-	if (!text && builtin_file("profiles", name, &len)) {
-		const char *t = builtin_file("profiles", name, &len);
-
-		text = xreallocarray(NULL, len + 1, 1);
-		memcpy(text, t, len);
-		text[len] = '\0';
-		*path = xasprintf("(shipped)/%s", name);
-	}
+		free(dirs[i]);
 	return text;
 }
 
@@ -342,12 +373,13 @@ static int record_profile(struct profile_ctx *p, const char *name)
 	if (strchr(name, '/')) {
 		text = read_small_file(name, &errnum);
 		path = xstrdup(name);
+		if (!text)
+			snprintf(p->err, p->errlen, "parse: profile %s: %s", name,
+				 errnum == EFBIG ? "larger than 1 MiB" : strerror(errnum));
 	} else {
 		text = find_profile(p, name, &path);
 	}
 	if (!text) {
-		snprintf(p->err, p->errlen, "parse: profile %s: %s", name,
-			 strchr(name, '/') ? strerror(errnum) : "not found");
 		free(path);
 		return -1;
 	}

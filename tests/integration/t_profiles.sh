@@ -158,3 +158,24 @@ check_share_net_resolves() {
 	done
 }
 test_share_net_resolves_names() { for_each_caller check_share_net_resolves; }
+
+# Profiles are found under $XDG_CONFIG_HOME; one that is there but not
+# readable as a profile says why; one not found says where hutch looked.
+check_profile_lookup() {
+	local x="$T/work/xdg" err rc
+	mkdir -p "$x/hutch/profiles/adir"
+	printf 'include default\nsetenv FROM_XDG yes\n' >"$x/hutch/profiles/mine"
+	head -c 1100000 /dev/zero | tr '\0' '#' >"$x/hutch/profiles/huge"
+	chmod -R a+rX "$x"
+	make_project
+	assert_eq yes "$(in_project env XDG_CONFIG_HOME="$x" "$T/hutch" --profile mine printenv FROM_XDG)" \
+		"a profile of \$XDG_CONFIG_HOME/hutch/profiles"
+	rc=0; err=$($AS env XDG_CONFIG_HOME="$x" "$T/hutch" --profile adir true 2>&1) || rc=$?
+	assert_eq "125 hutch: parse: profile adir: $x/hutch/profiles/adir: Is a directory" "$rc $err" "a directory"
+	rc=0; err=$($AS env XDG_CONFIG_HOME="$x" "$T/hutch" --profile huge true 2>&1) || rc=$?
+	assert_eq "125 hutch: parse: profile huge: $x/hutch/profiles/huge: larger than 1 MiB" "$rc $err" "too large"
+	rc=0; err=$($AS env XDG_CONFIG_HOME="$x" "$T/hutch" --profile nosuch true 2>&1) || rc=$?
+	assert_match "^125 hutch: parse: profile nosuch: not found in $x/hutch/profiles, /etc/hutch/profiles or .*/profiles, nor among the shipped profiles$" \
+		"$rc $err" "not found, and where hutch looked"
+}
+test_profile_lookup() { for_each_caller check_profile_lookup; }
