@@ -79,3 +79,81 @@ processes_tagged() {
 	grep -l -a -- "$pattern" /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null |
 		sed 's#/proc/\([0-9]*\)/.*#\1#' | sort -u | grep -v "^$$\$" || true
 }
+
+# ---- what the machine allows, probed the way --doctor probes it ----
+# A test that needs a facility some machines lack (a container's root has
+# no CAP_SYS_ADMIN; an engine's seccomp profile refuses sethostname and
+# add_key; /proc/sys may be read-only; a fresh procfs may be refused)
+# probes exactly that facility.  have_X answers, leaving the reason in
+# WHY when the answer is no; needs_X skips the test with that reason.
+
+# skip_part REASON: in a test that checks both callers, this caller's part
+# (or one step of it) cannot run here: say why, and count the test as
+# partly skipped.  The caller then returns 0 from its check.
+skip_part() {
+	echo "    SKIP (part, ${AS:-as_root}): $*" >&2
+	# (not seen inside a private /tmp: then only the SKIP line tells)
+	{ [ -z "${HUTCH_PART_SKIPS:-}" ] || echo "$*" >>"$HUTCH_PART_SKIPS"; } 2>/dev/null || true
+}
+
+# have_root_unshare [FLAGS...]: can root make namespaces without a user
+# namespace (unshare FLAGS, -m by default)?  bwrap as root does, and so
+# does bwrap mode: it needs CAP_SYS_ADMIN, which a container's root lacks.
+have_root_unshare() {
+	WHY=$(cd / && unshare "${@:--m}" true 2>&1) && return 0
+	WHY="root cannot make namespaces without a user namespace here (unshare ${*:--m}: ${WHY:-failed})"
+	return 1
+}
+needs_root_unshare() { have_root_unshare "$@" || skip "$WHY"; }
+
+# bwrap_as_caller: for a check that runs bwrap mode (the link, or
+# /usr/bin/bwrap) without --unshare-user as $AS: true unless $AS is root
+# and root cannot make namespaces of its own, when it says that this part
+# is skipped (`bwrap_as_caller || return 0`).
+bwrap_as_caller() {
+	[ "${AS:-}" = as_root ] || return 0
+	have_root_unshare && return 0
+	skip_part "bwrap mode as root: $WHY"
+	return 1
+}
+
+# for_each_bwrap_caller FUNC: for_each_caller for a check whose every
+# step runs bwrap mode without --unshare-user (see bwrap_as_caller).
+for_each_bwrap_caller() {
+	if AS=as_root bwrap_as_caller; then AS=as_root "$@" || return 1; fi
+	AS=as_user "$@"
+}
+
+# have_fresh_procfs: can $AS mount a procfs of its own in new user, mount
+# and pid namespaces?  Where it cannot (the engine's masks over a
+# container's /proc), hutch mode's --proc shows the caller's /proc,
+# read-only, behind a Landlock fence (--doctor's procfs line).
+have_fresh_procfs() {
+	WHY=$(${AS:-as_root} unshare -Urmpf --mount-proc true 2>&1) && return 0
+	WHY="a fresh procfs is refused here (unshare -Urmpf --mount-proc: ${WHY:-failed}; see --doctor procfs)"
+	return 1
+}
+needs_fresh_procfs() { have_fresh_procfs || skip "$WHY"; }
+
+# have_hostname_in_userns: can both callers set the host name in user and
+# uts namespaces of their own (an engine's seccomp may refuse sethostname)?
+have_hostname_in_userns() {
+	local as
+	for as in as_root as_user; do
+		WHY=$($as unshare -Uru hostname hutch-probe 2>&1) && continue
+		WHY="sethostname in a user namespace is refused here ($as: unshare -Uru hostname: ${WHY:-failed})"
+		return 1
+	done
+}
+needs_hostname_in_userns() { have_hostname_in_userns || skip "$WHY"; }
+
+# have_writable_proc_sys: can root write a sysctl of a namespace of its
+# own (user.max_user_namespaces in a new user namespace, set to what it
+# is)?  Not where /proc/sys is read-only, as in containers.
+have_writable_proc_sys() {
+	WHY=$(as_root unshare -Ur sh -c \
+		'cat /proc/sys/user/max_user_namespaces >/proc/sys/user/max_user_namespaces' 2>&1) && return 0
+	WHY="the sysctls of a namespace cannot be written here (${WHY:-failed}: /proc/sys is read-only)"
+	return 1
+}
+needs_writable_proc_sys() { have_writable_proc_sys || skip "$WHY"; }

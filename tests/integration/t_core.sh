@@ -30,13 +30,19 @@ test_ids_inside() { for_each_caller check_ids; }
 check_hostname() {
 	assert_eq "box" "$($AS "$H" $NONE --unshare-uts --hostname box hostname)" "--hostname"
 }
-test_hostname() { for_each_caller check_hostname; }
+test_hostname() { needs_hostname_in_userns; for_each_caller check_hostname; }
 
+# COMMAND's parent, as /proc/self/stat names it: 1 in a procfs of the
+# sandbox's own, its number outside where /proc is the caller's.
 check_pid_one() {
 	local out
 	assert_eq 2 "$($AS "$H" $NONE sh -c 'echo $$')" "COMMAND is pid 2"
-	out=$($AS "$H" $NONE sh -c 'tr "\0" " " < /proc/1/cmdline')
+	out=$($AS "$H" $NONE sh -c 'read -r _ _ _ ppid _ </proc/self/stat; tr "\0" " " < /proc/$ppid/cmdline')
 	assert_match "^hutch-init --command-pidfd" "$out" "pid 1 is hutch's init"
+	if have_fresh_procfs; then
+		assert_eq 1 "$($AS "$H" $NONE sh -c 'read -r _ _ _ ppid _ </proc/self/stat; echo $ppid')" \
+			"COMMAND's parent in the sandbox's /proc"
+	fi
 	assert_eq "1" "$($AS "$H" $NONE --as-pid-1 sh -c 'echo $$')" "--as-pid-1"
 }
 test_pid_one() { for_each_caller check_pid_one; }

@@ -106,6 +106,7 @@ test_doctor_creates_no_file() {
 # As root: a user namespace whose user.max_user_namespaces is 0.
 test_doctor_user_namespace_count_zero() {
 	local out rc=0
+	needs_writable_proc_sys
 	# The simulation is real: clone(CLONE_NEWUSER) fails with ENOSPC there.
 	out=$(as_root unshare -Ur sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && unshare -U true' 2>&1) || rc=$?
 	[ "$rc" != 0 ] || fail "unshare -U worked with user.max_user_namespaces = 0"
@@ -152,6 +153,8 @@ test_doctor_cannot_run() { for_each_caller check_doctor_cannot_run; }
 # pid namespace and can only be raised), with its own /proc.
 test_doctor_memfd_noexec() {
 	local out rc=0
+	needs_root_unshare -pfm --mount-proc
+	needs_writable_proc_sys
 	out=$(as_root unshare -pfm --mount-proc sh -c 'echo 2 > /proc/sys/vm/memfd_noexec && exec "$1" --doctor' sh "$H") || rc=$?
 	assert_eq 0 "$rc" "exit status (the Landlock fallback needs no memfd)"
 	assert_doctor_format "$out"
@@ -164,6 +167,7 @@ test_doctor_memfd_noexec() {
 # As root: a new pid namespace that kept the host's /proc.
 test_doctor_proc_of_another_pid_namespace() {
 	local out rc=0
+	needs_root_unshare -pf
 	out=$(as_root unshare -pf "$H" --doctor) || rc=$?
 	assert_eq 0 "$rc" "exit status"
 	assert_doctor_format "$out"
