@@ -72,9 +72,11 @@ BOMB='ns=$(readlink /proc/self/ns/pid)
 ( i=0; while [ $i -lt 2000 ]; do sleep 1000 & i=$((i+1)); echo $i >/tmp/n; done ) 2>/dev/null
 read n </tmp/n; echo "forked $n $ns"; read go'
 
-# Processes in pid namespace NS ("pid:[N]"), seen from outside.
+# Processes in pid namespace NS ("pid:[N]"), seen from outside by CALLER,
+# the sandbox's owner (a container's root, without CAP_SYS_PTRACE, cannot
+# read the namespace links of another uid's processes).
 count_in_pidns() {
-	ls -l /proc/[0-9]*/ns/pid 2>/dev/null | grep -cF -- "-> $1" || true
+	"$1" sh -c 'ls -l /proc/[0-9]*/ns/pid 2>/dev/null | grep -cF -- "-> $0" || true' "$2"
 }
 
 # bomb_as CALLER PIDS: run the bomb, and count the sandbox's processes
@@ -84,7 +86,7 @@ bomb_as() {
 	coproc BOMB_RUN { "$1" timeout 120 "$H" --pids "$2" sh -c "$BOMB" 2>"$T/err"; }
 	read -t 100 -r line <&"${BOMB_RUN[0]}" || fail "the bomb said nothing: $(cat "$T/err")"
 	ns=${line##* }
-	PEAK=$(count_in_pidns "$ns")
+	PEAK=$(count_in_pidns "$1" "$ns")
 	# The rest of the machine is unaffected: the same uid still forks.
 	"$1" true || fail "the caller cannot fork outside during the bomb"
 	echo go >&"${BOMB_RUN[1]}"
@@ -137,7 +139,15 @@ cgroup2_has() {
 	mnt=$(cgroup2_mount)
 	[ -n "$mnt" ] && grep -qw "$1" "$mnt/cgroup.controllers"
 }
-cgroup2_list() { local m; m=$(cgroup2_mount); [ -n "$m" ] && cat "$m/cgroup.controllers"; }
+cgroup2_list() { local m; m=$(cgroup2_mount); [ -z "$m" ] || cat "$m/cgroup.controllers"; }
+# Why hutch finds no cgroup controller it can use, as it says it.
+cgroup2_none() {
+	if [ -z "$(cgroup2_mount)" ]; then
+		echo "no cgroup2 file system is mounted"
+	else
+		echo "cgroup2 at $(cgroup2_mount) has: $(cgroup2_list)"
+	fi
+}
 hutch_cgroups() { find "$(cgroup2_mount)" -maxdepth 3 -name 'hutch-*' -type d 2>/dev/null | sort; }
 
 # As root, where a cgroup v2 pids controller is usable, --pids is also
@@ -155,7 +165,7 @@ test_pids_as_root() {
 			"pids.events reported"
 		return
 	fi
-	why="without a usable cgroup v2 pids controller (cgroup2 at $(cgroup2_mount) has: $(cgroup2_list))"
+	why="without a usable cgroup v2 pids controller ($(cgroup2_none))"
 	as_root "$H" --pids 50 true 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "--pids as root, nothing to enforce it"
 	assert_eq "hutch: limits: --pids 50 is not enforced for a caller that is root $why" \
@@ -164,7 +174,7 @@ test_pids_as_root() {
 	want=$(limit_of "Max processes")
 	assert_match "^Max processes +${want% *} +${want#* } " "$out" "RLIMIT_NPROC left as the caller's"
 	assert_eq "" "$(cat "$T/err")" "the default profile's pids: nothing said"
-	assert_match "^  pids 4096: NOT enforced here: .*\(cgroup2 at $(cgroup2_mount) has: $(cgroup2_list)\)" \
+	assert_match "^  pids 4096: NOT enforced here: .*\($(cgroup2_none)\)" \
 		"$(as_root "$H" --explain true)" "--explain says the default profile's pids is not enforced"
 	assert_eq "" "$(as_root "$H" --pids 0 true 2>&1)" "--pids 0: no limit, nothing said"
 }
@@ -193,8 +203,8 @@ test_cgroup_limit_without_cgroup_is_an_error() {
 
 test_cgroup_limits_enforced() {
 	local rc before
-	cgroup2_has memory && cgroup2_has pids || skip "cgroup2 at $(cgroup2_mount) has only:" \
-		"$(cgroup2_list) (memory and pids are on cgroup v1 here, which hutch leaves alone)"
+	cgroup2_has memory && cgroup2_has pids ||
+		skip "no cgroup v2 memory and pids controllers here ($(cgroup2_none))"
 	before=$(hutch_cgroups)
 	rc=0; as_root "$H" --memory 32M --memory-swap 4K \
 		dd if=/dev/zero of=/dev/null bs=256M count=1 2>"$T/err" || rc=$?
