@@ -73,11 +73,16 @@ mountinfo_hash() {
 }
 
 # Processes whose environment or command line holds TAG (the bracket
-# keeps grep's own command line from matching).
+# keeps grep's own command line from matching).  Searched as root and as
+# the unprivileged uid: a root without CAP_SYS_PTRACE (a container's)
+# cannot read the environment of another uid's processes.
 processes_tagged() {
 	local pattern="[${1:0:1}]${1:1}"
-	grep -l -a -- "$pattern" /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null |
-		sed 's#/proc/\([0-9]*\)/.*#\1#' | sort -u | grep -v "^$$\$" || true
+	{
+		grep -l -a -- "$pattern" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
+		setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+			grep -l -a -- "$pattern" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
+	} 2>/dev/null | sed 's#/proc/\([0-9]*\)/.*#\1#' | sort -u | grep -v "^$$\$" || true
 }
 
 # ---- what the machine allows, probed the way --doctor probes it ----

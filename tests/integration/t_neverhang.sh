@@ -33,7 +33,17 @@ traces() {
 
 # in_private_tmp FUNC...: FUNC in a mount namespace of its own whose /tmp
 # and /dev/shm are new and empty but for $T, bound back at its path.
-in_private_tmp() { in_mountns private private_tmp "$@"; }
+# Where root cannot make a mount namespace (a container's root), FUNC
+# sees the machine's own /tmp and /dev/shm: what is tested is the same,
+# and nothing else may make files there while it runs.
+in_private_tmp() {
+	if have_root_unshare -m; then
+		in_mountns private private_tmp "$@"
+	else
+		echo "    note: $WHY: /tmp and /dev/shm are not private" >&2
+		"$@"
+	fi
+}
 private_tmp() {
 	exec 9<"$T"
 	mount -t tmpfs -o mode=1777 tmpfs /tmp
@@ -46,10 +56,14 @@ private_tmp() {
 
 # tagged TAG: the processes whose command line or environment holds TAG,
 # not counting the search itself (the bracket keeps grep's own command
-# line from matching; lib.sh's processes_tagged can find grep).
+# line from matching; lib.sh's processes_tagged can find grep).  As root
+# and as the unprivileged uid, for a root without CAP_SYS_PTRACE.
 tagged() {
-	grep -l -a -- "[${1:0:1}]${1:1}" /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null |
-		sed 's#/proc/\([0-9]*\)/.*#\1#' | sort -u
+	{
+		grep -l -a -- "[${1:0:1}]${1:1}" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
+		setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+			grep -l -a -- "[${1:0:1}]${1:1}" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
+	} 2>/dev/null | sed 's#/proc/\([0-9]*\)/.*#\1#' | sort -u
 }
 
 # new_tag: a string unique to this run, in TAG.
