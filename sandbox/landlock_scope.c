@@ -56,9 +56,14 @@ int landlock_scope_apply(struct sandbox *sb)
 		return 0;
 	/* With the caller's /proc in the sandbox, a domain of its own makes
 	 * the kernel refuse COMMAND ptrace access to every process outside
-	 * (/proc/PID/environ, mem, fd); it needs one handled right, and
-	 * creating block devices is one nothing in a sandbox needs. */
-	if (sb->ms.proc_fenced)
+	 * (/proc/PID/environ, mem, fd).  It needs one handled right or scope.
+	 * From ABI 6 a scope: abstract unix sockets, which in a network
+	 * namespace of the sandbox's own only the sandbox has.  Before, an
+	 * fs right (creating block devices, which nothing in a sandbox
+	 * needs), with which Landlock also refuses COMMAND every mount. */
+	if (sb->ms.proc_fenced && abi >= SCOPE_MIN_ABI)
+		attr.scoped |= SCOPE_ABSTRACT_UNIX_SOCKET;
+	else if (sb->ms.proc_fenced)
 		attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return log_fail(sb->err, sizeof(sb->err), "policy", "no_new_privs", "for landlock", errno);

@@ -162,3 +162,10 @@ have_writable_proc_sys() {
 	return 1
 }
 needs_writable_proc_sys() { have_writable_proc_sys || skip "$WHY"; }
+
+# landlock_abi: the Landlock ABI version of this kernel (0: none).
+landlock_abi() {
+	python3 -c 'import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print(max(0, libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))))'
+}

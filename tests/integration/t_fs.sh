@@ -285,8 +285,12 @@ in_masked_proc() {
 # read-only, and no way into another process of the same uid, whose
 # environment holds a secret (as a CI runner's holds tokens); the
 # sandbox's own processes are there; --doctor predicts it.
+MOUNT_PY='import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+ok = libc.mount(b"none", b"/tmp", b"tmpfs", 0, None) == 0
+print("mounted" if ok else os.strerror(ctypes.get_errno()))'
 assert_proc_substitute() {
-	local pid out rc=0 w
+	local pid out rc=0 w want
 	coproc SECRET { $AS env HUTCH_SECRET=hunter2 sh -c 'echo $$; exec cat'; }
 	w=${SECRET[1]}
 	read -r pid <&"${SECRET[0]}"
@@ -307,6 +311,13 @@ assert_proc_substitute() {
 	assert_eq "visible
 own-listed
 self-works" "$out" "another process is listed, its environment unreadable; the sandbox's are listed; /proc/self works"
+	# The fence is a Landlock scope from ABI 6: mounts are the policy's
+	# to refuse, as where /proc is fresh.  Before, an fs right, with
+	# which Landlock refuses every mount.
+	want=mounted
+	[ "$(landlock_abi)" -ge 6 ] || want="Operation not permitted"
+	assert_eq "$want" "$("$@" "$H" --seccomp-policy none --cap-add SYS_ADMIN python3 -c "$MOUNT_PY" 2>&1)" \
+		"a mount by COMMAND, with the capability and no seccomp policy"
 	rc=0; "$@" "$T/bwrap" --unshare-all --ro-bind / / --proc /proc true 2>"$T/err" || rc=$?
 	assert_eq 1 "$rc" "bwrap mode's --proc fails as bwrap's does: $(cat "$T/err")"
 	assert_match "^WARN procfs: the kernel refuses a fresh procfs .*Landlock domain" \
