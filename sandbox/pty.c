@@ -190,8 +190,11 @@ static int send_master(struct sandbox *sb, int inner)
 	return 0;
 }
 
-/* The slave of the inner pair, or else of the host pair; the supervisor
- * is told which master goes with it. */
+static void copy_modes_to_slave(struct pty_state *st, int slave);
+
+/* The slave of the inner pair, or else of the host pair, with its modes
+ * set; then the supervisor is told which master goes with it (and starts
+ * to relay input into it: typed before the modes, it would be echoed). */
 static int open_slave(struct sandbox *sb)
 {
 	struct pty_state *st = sb->pty;
@@ -201,6 +204,8 @@ static int open_slave(struct sandbox *sb)
 		slave = st->host_slave;
 		st->host_slave = -1;
 	}
+	if (slave >= 0)
+		copy_modes_to_slave(st, slave);
 	if (send_master(sb, inner) < 0)
 		close_fd(&slave);
 	close_fd(&inner);
@@ -255,7 +260,6 @@ int pty_child(struct sandbox *sb)
 	close_fd(&st->host_slave);
 	if (slave < 0)
 		return -1;
-	copy_modes_to_slave(st, slave);
 	/* Its own session, the slave its controlling terminal: the caller's
 	 * terminal is out of reach (TIOCSTI, CVE-2017-5226). */
 	r = make_controlling(sb, slave);
