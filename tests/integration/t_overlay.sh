@@ -48,7 +48,7 @@ changed" "$(ovl --overlay-src "$S/A" --overlay-src "$S/B" --tmp-overlay /tmp/m \
 		findmnt -n -o FSTYPE,OPTIONS /tmp/m | sed -E 's/,(relatime|lowerdir|upperdir|workdir|userxattr|redirect_dir|uuid|index).*//')" \
 		"--tmp-overlay: the mount"
 }
-test_overlay_tmp_overlay() { for_each_caller check_tmp_overlay; }
+test_overlay_tmp_overlay() { for_each_bwrap_caller check_tmp_overlay; }
 
 # The last --overlay-src is the top layer, whichever overlay takes them.
 check_layer_order() {
@@ -61,7 +61,7 @@ check_layer_order() {
 			"$kind, B then A: b is read from A"
 	done
 }
-test_overlay_layer_order() { for_each_caller check_layer_order; }
+test_overlay_layer_order() { for_each_bwrap_caller check_layer_order; }
 
 check_ro_overlay() {
 	layers
@@ -74,10 +74,38 @@ B" "$(ovl --overlay-src "$S/A" --overlay-src "$S/B" --ro-overlay /tmp/m sh -c \
 	assert_match "^overlay ro," "$(ovl --overlay-src "$S/A" --overlay-src "$S/B" --ro-overlay /tmp/m \
 		findmnt -n -o FSTYPE,OPTIONS /tmp/m)" "--ro-overlay: the mount"
 }
-test_overlay_ro_overlay() { for_each_caller check_ro_overlay; }
+test_overlay_ro_overlay() { for_each_bwrap_caller check_ro_overlay; }
+
+# An overlay whose upper directory is in $T, made by $AS in user and
+# mount namespaces of its own, straight from the kernel (fsopen): some
+# file systems cannot hold one (the overlayfs root of a container).
+OVERLAY_PROBE='import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def call(*args):
+    if libc.syscall(*args) < 0:
+        err = os.strerror(ctypes.get_errno())
+        msg = os.read(fd, 512).decode(errors="replace").strip() if fd >= 0 else ""
+        sys.exit(err + (" (" + msg + ")" if msg else ""))
+fd = -1
+fd = libc.syscall(430, b"overlay", 0)  # fsopen
+call(431, fd, 0, b"userxattr", None, 0)  # FSCONFIG_SET_FLAG
+for key in "lowerdir", "upperdir", "workdir":
+    call(431, fd, 1, key.encode(), (sys.argv[1] + "/" + key).encode(), 0)
+call(431, fd, 6, None, None, 0)  # FSCONFIG_CMD_CREATE'
+needs_overlay_upper_here() {
+	local d
+	d=$(mktemp -d "$T/probe.XXXXXX")
+	mkdir "$d/lowerdir" "$d/upperdir" "$d/workdir"
+	chmod -R a+rX "$d"
+	if [ "$AS" = as_user ]; then chown -R $NOBODY:$NOBODY "$d"; fi
+	WHY=$($AS unshare -Urm python3 -c "$OVERLAY_PROBE" "$d" 2>&1) ||
+		skip "an overlay's upper directory on the file system of $T ($(findmnt -no FSTYPE -T "$T")) is refused here: ${WHY:-failed}"
+	rm -rf "$d"
+}
 
 # Reads come first from RWSRC, writes land there.
 check_rw_overlay() {
+	needs_overlay_upper_here
 	layers
 	echo U >"$S/up/a"
 	chmod a+r "$S/up/a"
@@ -89,10 +117,11 @@ B
 	assert_eq "5" "$(cat "$S/up/b")" "--overlay: the write is in RWSRC"
 	assert_eq "A B" "$(cat "$S/A/b" "$S/B/b" | tr '\n' ' ' | sed 's/ $//')" "--overlay: the sources are untouched"
 }
-test_overlay_rw_overlay() { for_each_caller check_rw_overlay; }
+test_overlay_rw_overlay() { for_each_bwrap_caller check_rw_overlay; }
 
 # Each overlay takes the --overlay-src just before it.
 check_two_overlays() {
+	needs_overlay_upper_here
 	layers
 	assert_eq "A
 4
@@ -102,7 +131,7 @@ B" "$(ovl --overlay-src "$S/A" --overlay "$S/up" "$S/work" /tmp/x \
 	assert_eq "4 A B" "$(cat "$S/up/b" "$S/A/b" "$S/B/b" | tr '\n' ' ' | sed 's/ $//')" \
 		"two overlays: the write is in the first RWSRC only"
 }
-test_overlay_two_overlays() { for_each_caller check_two_overlays; }
+test_overlay_two_overlays() { for_each_bwrap_caller check_two_overlays; }
 
 # hutch mode has the same options.
 check_hutch_mode() {
