@@ -22,6 +22,9 @@ each_prog() {
 	PROG=$REAL "$1"
 }
 with_both() { for_each_caller each_prog "$1"; }
+# with_both_rootns FUNC: with_both for a check that makes no user
+# namespace, which as root needs root's own (see for_each_bwrap_caller).
+with_both_rootns() { for_each_bwrap_caller each_prog "$1"; }
 
 # fresh: S, a new directory that $AS can write to.
 fresh() {
@@ -65,19 +68,22 @@ read_info() {
 	[ -n "$CHILD" ] || fail "$PROG: no child-pid in the info [$INFO] ($(cat "$S/err"))"
 }
 
-ns_inode() { stat -L -c %i "/proc/$1/ns/$2"; }
+# Read as $AS: a root without CAP_SYS_PTRACE (a container's) cannot
+# look at the namespaces of another uid's processes.
+ns_inode() { $AS stat -L -c %i "/proc/$1/ns/$2"; }
 
 # ---- a launcher written for bwrap ----
 
 write_launcher() {
 	cat >"$T/launch" <<'EOF'
 #!/bin/bash
-# launch DIR: run a command with whatever `bwrap` PATH finds, the way a
-# launcher written for bwrap does: its arguments in a NUL-separated file,
-# its status on a fd, and a sync fd to learn when the sandbox is gone.
+# launch DIR [NAME]: run a command with whatever `bwrap` PATH finds, the
+# way a launcher written for bwrap does: its arguments in a NUL-separated
+# file, its status on a fd, and a sync fd to learn when the sandbox is
+# gone.  NAME: the sandbox's host name (else it keeps the caller's).
 set -eu
 dir=$1
-printf '%s\0' --ro-bind / / --tmpfs /tmp --unshare-pid --unshare-uts --hostname box \
+printf '%s\0' --ro-bind / / --tmpfs /tmp --unshare-pid --unshare-uts ${2:+--hostname "$2"} \
 	--setenv GREETING hello --chdir /tmp --die-with-parent >"$dir/args"
 mkfifo "$dir/go" "$dir/out" "$dir/sync"
 exec 7<>"$dir/sync" 9<>"$dir/go"
@@ -113,24 +119,27 @@ sync fd: closed once bwrap is gone
 { "child-pid": N, "mnt-namespace": N, "pid-namespace": N, "uts-namespace": N }
 { "exit-code": 3 }'
 
-# run_launcher BWRAP: the launcher's output with BWRAP as `bwrap`.
+# run_launcher BWRAP [NAME]: the launcher's output with BWRAP as `bwrap`.
 run_launcher() {
 	local bin
 	fresh
 	bin=$(mktemp -d "$T/bin.XXXXXX")
 	chmod 0755 "$bin"
 	ln -s "$1" "$bin/bwrap"
-	$AS env PATH="$bin:/usr/bin:/bin" "$T/launch" "$S" 2>&1
+	$AS env PATH="$bin:/usr/bin:/bin" "$T/launch" "$S" ${2:+"$2"} 2>&1
 }
 
+# Where sethostname is refused (a container's seccomp), without
+# --hostname: the sandbox keeps the caller's host name.
 check_launcher() {
-	local got
-	got=$(run_launcher "$T/hutch")
-	assert_eq "$LAUNCH_EXPECTED" "$got" "the launcher with the bwrap link"
+	local got name=box
+	have_hostname_in_userns || name=
+	got=$(run_launcher "$T/hutch" $name)
+	assert_eq "${LAUNCH_EXPECTED/from box/from ${name:-$(hostname)}}" "$got" "the launcher with the bwrap link"
 	[ -x "$REAL" ] || return 0
-	assert_eq "$got" "$(run_launcher "$REAL")" "the launcher with $REAL and with the link"
+	assert_eq "$got" "$(run_launcher "$REAL" $name)" "the launcher with $REAL and with the link"
 }
-test_protocol_script_for_bwrap_runs_unchanged() { write_launcher; for_each_caller check_launcher; }
+test_protocol_script_for_bwrap_runs_unchanged() { write_launcher; for_each_bwrap_caller check_launcher; }
 
 # ---- --info-fd ----
 
@@ -151,7 +160,7 @@ check_info_fd() {
 	finish
 	assert_eq 0 "$RC" "$PROG: status"
 }
-test_protocol_info_fd() { with_both check_info_fd; }
+test_protocol_info_fd() { with_both_rootns check_info_fd; }
 
 # ---- --block-fd ----
 
@@ -174,7 +183,7 @@ check_block_fd() {
 	exec {BLK}>&- {INF}<&-
 	finish
 }
-test_protocol_block_fd() { with_both check_block_fd; }
+test_protocol_block_fd() { with_both_rootns check_block_fd; }
 
 # ---- --userns-block-fd with --info-fd ----
 
@@ -237,7 +246,7 @@ check_lock_file() {
 	finish
 	assert_eq free "$(lock_state "$S/lock")" "a write lock once the sandbox is gone"
 }
-test_protocol_lock_file() { for_each_caller check_lock_file; }
+test_protocol_lock_file() { for_each_bwrap_caller check_lock_file; }
 
 # ---- --userns, --userns2, --pidns ----
 
@@ -249,9 +258,11 @@ build_tool() {
 		"$PROTO_SRC_DIR/tool_proto_$name.c" "$@" || fail "cannot build tool_proto_$name"
 }
 
-# in_joined ARGS...: PROG as $AS with the helper's namespaces on fds 6 to 8.
+# in_joined ARGS...: PROG as $AS with the helper's namespaces on fds 6 to
+# 8, opened as $AS (see ns_inode).
 in_joined() {
-	$AS "$PROG" $R "$@" 6<"$NS_USER" 7<"$NS_PID" 8<"$NS_USER2" 2>&1
+	$AS bash -c 'exec "${@:4}" 6<"$1" 7<"$2" 8<"$3"' in_joined "$NS_USER" "$NS_PID" "$NS_USER2" \
+		"$PROG" $R "$@" 2>&1
 }
 
 # tool_proto_ns, started as $AS, names its namespaces (see there).
@@ -260,10 +271,12 @@ check_join() {
 	fresh
 	start "$T/ns"
 	read -r NS_USER NS_PID NS_USER2 <&"$OUT" || fail "tool_proto_ns did not start"
-	assert_eq "$(readlink "$NS_USER" "$NS_PID")" \
+	assert_match "^user:\[[0-9]+\].pid:\[[0-9]+\]$" "$($AS readlink "$NS_USER" "$NS_PID" | paste -sd' ')" \
+		"the helper's namespaces"
+	assert_eq "$($AS readlink "$NS_USER" "$NS_PID")" \
 		"$(in_joined --userns 6 --pidns 7 readlink /proc/self/ns/user /proc/self/ns/pid)" \
 		"$PROG: --userns and --pidns"
-	assert_eq "$(readlink "$NS_USER2")" "$(in_joined --userns 6 --userns2 8 readlink /proc/self/ns/user)" \
+	assert_eq "$($AS readlink "$NS_USER2")" "$(in_joined --userns 6 --userns2 8 readlink /proc/self/ns/user)" \
 		"$PROG: --userns2"
 	# KNOWN: a new pid namespace inside a joined one fails in hutch with
 	# "Creating new namespace failed: Invalid argument" (child.c); not
@@ -290,7 +303,7 @@ Read-only file system" "$($AS "$PROG" $R --ro-bind-fd 6 /mnt sh -c \
 		'cat /mnt/f; echo x 2>&1 >/mnt/h | grep -o "Read-only file system"' 6<"$S" 2>&1)" \
 		"$PROG: --ro-bind-fd"
 }
-test_protocol_bind_fd() { with_both check_bind_fd; }
+test_protocol_bind_fd() { with_both_rootns check_bind_fd; }
 
 # ---- --seccomp, --add-seccomp-fd ----
 
@@ -302,19 +315,22 @@ make_filters() {
 }
 
 SECCOMP_PROBE='uname; mkdir /tmp/d && echo made; grep ^Seccomp /proc/self/status | tr "\t" " "'
+# Filters of the caller's own (a container engine's) stay below these.
 check_seccomp() {
+	local had
+	had=$($AS sed -n 's/^Seccomp_filters:[[:space:]]*//p' /proc/self/status)
 	assert_eq "uname: cannot get system name: Operation not permitted
 made
 Seccomp: 2
-Seccomp_filters: 1" "$($AS "$PROG" $R --tmpfs /tmp --seccomp 6 sh -c "$SECCOMP_PROBE" \
+Seccomp_filters: $((had + 1))" "$($AS "$PROG" $R --tmpfs /tmp --seccomp 6 sh -c "$SECCOMP_PROBE" \
 		6<"$T/uname.bpf" 2>&1)" "$PROG: --seccomp"
 	assert_eq "uname: cannot get system name: Operation not permitted
 mkdir: cannot create directory '/tmp/d': No space left on device
 Seccomp: 2
-Seccomp_filters: 2" "$($AS "$PROG" $R --tmpfs /tmp --add-seccomp-fd 6 --add-seccomp-fd 7 \
+Seccomp_filters: $((had + 2))" "$($AS "$PROG" $R --tmpfs /tmp --add-seccomp-fd 6 --add-seccomp-fd 7 \
 		sh -c "$SECCOMP_PROBE" 6<"$T/uname.bpf" 7<"$T/mkdir.bpf" 2>&1)" "$PROG: --add-seccomp-fd twice"
 }
-test_protocol_seccomp() { make_filters; with_both check_seccomp; }
+test_protocol_seccomp() { make_filters; with_both_rootns check_seccomp; }
 
 # ---- --disable-userns, --assert-userns-disabled ----
 
@@ -335,7 +351,7 @@ check_userns_disabled() {
 		"$(outcome_of $R --unshare-user --assert-userns-disabled true)" \
 		"$PROG: --assert-userns-disabled alone"
 }
-test_protocol_userns_disabled() { with_both check_userns_disabled; }
+test_protocol_userns_disabled() { needs_writable_proc_sys; with_both check_userns_disabled; }
 
 # ---- labels: no SELinux here ----
 
@@ -358,8 +374,9 @@ test_protocol_labels() { with_both check_labels; for_each_caller check_labels_hu
 
 check_level_prefix() {
 	PROG=$T/bwrap
-	assert_eq "1 <3>bwrap: Can't find source path /no/such: No such file or directory" \
-		"$(outcome_of --level-prefix --ro-bind /no/such /x true)" "bwrap mode: an error in set-up"
+	! bwrap_as_caller ||
+		assert_eq "1 <3>bwrap: Can't find source path /no/such: No such file or directory" \
+			"$(outcome_of --level-prefix --ro-bind /no/such /x true)" "bwrap mode: an error in set-up"
 	assert_eq "1 <3>bwrap: Unknown option --bogus" "$(outcome_of --level-prefix --bogus true)" \
 		"bwrap mode: an error in parsing"
 	# bwrap reads its options in order: an error before --level-prefix
