@@ -101,12 +101,16 @@ fixtures() {
 
 # run_prog PROG ARGS...: PROG as $AS, with the fixture fds; $T/out,
 # $T/err, $T/json and $T/info hold what it wrote; prints the status.
+# The helper's namespaces (fds 12, 13, 16) are opened as $AS: a root
+# without CAP_SYS_PTRACE (a container's) cannot open another uid's.
 run_prog() {
 	local rc=0
-	$AS "$@" >"$T/out" 2>"$T/err" 3<<<three 4<<<four 5<<<five 6<<<six \
+	$AS bash -c 'exec "${@:4}" 12<"$1" 13<"$2" 16<"$3"' run_prog "${NS_USER:-/dev/null}" \
+		"${NS_PID:-/dev/null}" "${NS_USER2:-/dev/null}" "$@" \
+		>"$T/out" 2>"$T/err" 3<<<three 4<<<four 5<<<five 6<<<six \
 		7<"$T/fix/args" 8<"$T/fix/deny-uname.bpf" 9>"$T/json" 10<"$T/fix/dir" \
-		11<"$T/fix/args-nested" 12<"${NS_USER:-/dev/null}" 13<"${NS_PID:-/dev/null}" \
-		14>"$T/info" 15<"$T/fix/args-cmd" 16<"${NS_USER2:-/dev/null}" \
+		11<"$T/fix/args-nested" \
+		14>"$T/info" 15<"$T/fix/args-cmd" \
 		17<"$T/fix/short.bpf" 18<"$T/fix/deny-mkdir.bpf" || rc=$?
 	echo "$rc"
 }
@@ -198,6 +202,13 @@ same() {
 	want=$(aspects "$REAL")
 	got=$(aspects "$T/bwrap")
 	[ "$want" = "$got" ] && return 0
+	# Where bwrap itself cannot run (as root without CAP_SYS_ADMIN, in a
+	# container) there is nothing to compare with, unless both fail alike.
+	if grep -q "^stderr| Creating new namespace failed" <<<"$want"; then
+		skip_part "row: bwrap ${OPTS[*]} ${CMD[*]}: $REAL cannot run here" \
+			"($(grep -m1 "^stderr| Creating new namespace failed" <<<"$want" | sed 's/^stderr| //'))"
+		return 0
+	fi
 	DIFFS=$((DIFFS + 1))
 	echo "    DIFF ($AS) bwrap ${OPTS[*]} ${CMD[*]}" >&2
 	diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/      &/p' >&2
@@ -355,6 +366,7 @@ test_bwrap_namespaces() { table rows_namespaces; }
 ns_helper_start() {
 	coproc NSH { $AS "$T/nshelper"; }
 	read -r NS_USER NS_PID NS_USER2 <&"${NSH[0]}" || fail "tool_proto_ns did not start"
+	assert_match "^user:\[[0-9]+\]$" "$($AS readlink "$NS_USER")" "the helper's user namespace"
 }
 ns_helper_stop() {
 	local w=${NSH[1]}
@@ -418,6 +430,7 @@ check_hutch_only() {
 	assert_eq "1 bwrap: --json-status-fd 99: Bad file descriptor" "$rc $(cat "$T/err")" "--json-status-fd 99"
 	rc=$(run_prog "$T/bwrap" $R --userns2 3 true)
 	assert_eq "1 bwrap: --userns2 requires --userns" "$rc $(cat "$T/err")" "--userns2 alone"
+	bwrap_as_caller || return 0
 	rc=$(run_prog "$T/bwrap" $R --args 11 sh -c 'echo $FROM_ARGS $NESTED')
 	assert_eq "0 yes yes" "$rc $(cat "$T/out")" "nested --args"
 	rc=$(run_prog "$T/bwrap" --args 15)
