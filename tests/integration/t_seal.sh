@@ -142,20 +142,30 @@ test_static_root() { for_each_caller check_static_root; }
 # ---- the caller's mount namespace ----
 
 # Each line: the status expected, the program (hutch or bwrap), options.
-# $T and $BASE are expanded when the file is written.
+# $T and $BASE are expanded when the file is written.  Where the machine
+# refuses sethostname in a user namespace, no --hostname; where root
+# cannot make namespaces of its own, bwrap mode as root needs
+# --unshare-user; where a fresh procfs is refused, bwrap mode's --proc
+# fails, as bwrap's does (each said in a note).
 launch_variants() {
-	local base
+	local base hostname="--hostname box" userns="" proc="--proc /proc"
 	base=${BASE//$'\n'/ }
+	have_hostname_in_userns || { hostname=""; echo "    note: no --hostname: $WHY" >&2; }
+	have_fresh_procfs || { proc=""; echo "    note: bwrap mode without --proc: $WHY" >&2; }
+	if [ "$AS" = as_root ] && ! have_root_unshare; then
+		userns=--unshare-user
+		echo "    note: bwrap mode as root with --unshare-user: $WHY" >&2
+	fi
 	cat <<EOF
 0 hutch true
 0 hutch $base true
 0 hutch $base --as-pid-1 true
-0 hutch $base --unshare-all --hostname box --tmpfs /tmp --dir /tmp/a/b --chmod 0700 /tmp/a true
+0 hutch $base --unshare-all $hostname --tmpfs /tmp --dir /tmp/a/b --chmod 0700 /tmp/a true
 0 hutch $base --bind $T/s /s --ro-bind $T/s /ro --remount-ro /s --symlink /usr /tmp-link true
 0 hutch $base --dev-bind /dev/null /null --mirror /etc/passwd --ro-bind-cwd true
 0 hutch --profile none --ro-bind / / --tmpfs /tmp --proc /proc --dev /dev true
-0 bwrap --ro-bind / / --unshare-pid --proc /proc --dev /dev --tmpfs /tmp true
-0 bwrap --ro-bind / / --tmpfs /tmp true
+0 bwrap --ro-bind / / $userns --unshare-pid $proc --dev /dev --tmpfs /tmp true
+0 bwrap --ro-bind / / $userns --tmpfs /tmp true
 125 hutch --profile none --ro-bind /no/such/dir /x true
 EOF
 }
@@ -201,6 +211,7 @@ check_mounts_untouched_shared() {
 	for_each_caller check_mounts_untouched
 }
 test_mounts_untouched_shared_propagation() {
+	needs_root_unshare -m --propagation shared
 	in_mountns shared check_mounts_untouched_shared
 }
 
@@ -222,5 +233,7 @@ check_memfd_noexec() {
 }
 test_memfd_noexec_refused() {
 	[ -e /proc/sys/vm/memfd_noexec ] || skip "this kernel has no vm.memfd_noexec (before 6.3)"
+	needs_root_unshare -pf --mount-proc
+	needs_writable_proc_sys
 	for_each_caller check_memfd_noexec
 }
