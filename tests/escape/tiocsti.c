@@ -5,7 +5,8 @@
  *                        "pending:none" (run outside, after the sandbox;
  *                        NULs, which is how the terminal stores the EOF
  *                        that script(1) sends when its stdin ends, are
- *                        left out) */
+ *                        left out, and so is that EOF character itself,
+ *                        should it come once the terminal is raw) */
 #include "attack.h"
 #include <string.h>
 #include <sys/ioctl.h>
@@ -28,7 +29,8 @@ static int pending(void)
 	tcsetattr(0, TCSANOW, &raw);
 	while ((n = read(0, buf, sizeof buf)) > 0)
 		for (ssize_t i = 0; i < n && kept < sizeof got - 1; i++)
-			if (buf[i] != '\0')	/* script's EOF mark when its stdin ends */
+			/* script's EOF mark when its stdin ends */
+			if (buf[i] != '\0' && (cc_t)buf[i] != saved.c_cc[VEOF])
 				got[kept++] = buf[i];
 	tcsetattr(0, TCSANOW, &saved);
 	got[kept] = '\0';
