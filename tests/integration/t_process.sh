@@ -115,7 +115,7 @@ n=0
 while [ $n -lt 100000 ]; do
 	kids=""
 	for s in /proc/[0-9]*/stat; do
-		read -r line <"$s" 2>/dev/null || continue
+		{ read -r line <"$s"; } 2>/dev/null || continue
 		set -- ${line##*) }
 		[ "$2" = "$init" ] && kids="$kids ${line%% *}"
 	done
