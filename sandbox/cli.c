@@ -991,12 +991,7 @@ static int apply_limits(struct apply_ctx *a)
 
 static const char *caller_env(struct apply_ctx *a, const char *name)
 {
-	size_t len = strlen(name);
-
-	for (char *const *e = a->envp; e && *e; e++)
-		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
-			return *e + len + 1;
-	return NULL;
+	return env_value(a->envp, name);
 }
 
 /* systemd socket activation: LISTEN_FDS fds from 3 on, meant for hutch

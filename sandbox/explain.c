@@ -17,15 +17,6 @@ static const struct { int flag; const char *name; } namespaces[] = {
 	{ CLONE_NEWCGROUP, "cgroup" },
 };
 
-static const char *const kind_names[] = {
-	[FS_BIND] = "bind", [FS_REMOUNT_RO] = "remount-ro", [FS_PROC] = "proc",
-	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue",
-	[FS_DIR] = "dir", [FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod",
-	[FS_FILE] = "file", [FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror",
-	[FS_BIND_FD] = "bind-fd", [FS_OVERLAY] = "overlay", [FS_TMP_OVERLAY] = "tmp-overlay",
-	[FS_RO_OVERLAY] = "ro-overlay",
-};
-
 static void explain_namespaces(const struct plan *plan, FILE *out)
 {
 	fprintf(out, "namespaces:");
@@ -37,7 +28,7 @@ static void explain_namespaces(const struct plan *plan, FILE *out)
 
 static void explain_op(const struct fs_op *op, FILE *out)
 {
-	fprintf(out, "  %-10s", kind_names[op->kind]);
+	fprintf(out, "  %-10s", plan_op_name(op->kind));
 	if (op->src)
 		fprintf(out, " %s ->", op->src);
 	if (op->fd >= 0)
@@ -178,7 +169,7 @@ static void json_strings(FILE *out, char *const *v, size_t n)
 static void json_op(const struct fs_op *op, FILE *out)
 {
 	fputs("{\"op\": ", out);
-	json_fputs(out, kind_names[op->kind]);
+	json_fputs(out, plan_op_name(op->kind));
 	if (op->src) {
 		fputs(", \"source\": ", out);
 		json_fputs(out, op->src);

@@ -2,7 +2,6 @@
  * effects: nothing is opened but profiles. */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,17 +85,6 @@ static int apply_profiles(struct plan *plan, const struct record_list *cl,
 		r = apply_records(plan, &prof, envp, err, errlen);
 	records_free(&prof);
 	return r;
-}
-
-static char *caller_home(char **envp)
-{
-	struct passwd *pw;
-
-	for (char **e = envp; e && *e; e++)
-		if (strncmp(*e, "HOME=", 5) == 0 && (*e)[5])
-			return xstrdup(*e + 5);
-	pw = getpwuid(getuid());
-	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
 }
 
 /* Is DIR the directory HOME or one of its ancestors ("/" included)? */

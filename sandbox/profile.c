@@ -43,27 +43,6 @@ struct line_ctx {
 	int lineno;
 };
 
-static const char *env_value(char *const *envp, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (char *const *e = envp; e && *e; e++)
-		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
-			return *e + len + 1;
-	return NULL;
-}
-
-static char *home_dir(char *const *envp)
-{
-	const char *home = env_value(envp, "HOME");
-	struct passwd *pw;
-
-	if (home && *home)
-		return xstrdup(home);
-	pw = getpwuid(getuid());
-	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
-}
-
 /* The variables a profile may use; nothing else of the environment. */
 static char *variable_value(struct line_ctx *l, const char *name)
 {
@@ -71,7 +50,7 @@ static char *variable_value(struct line_ctx *l, const char *name)
 	char buf[PATH_MAX];
 
 	if (strcmp(name, "HOME") == 0)
-		return home_dir(envp);
+		return caller_home(envp);
 	if (strcmp(name, "PWD") == 0)
 		return xstrdup(getcwd(buf, sizeof(buf)) ? buf : "/");
 	if (strcmp(name, "UID") == 0)
@@ -286,7 +265,7 @@ static char *read_small_file(const char *path, int *errnum)
 /* A name without a slash: the user's, the system's, then the shipped. */
 static char *find_profile(struct profile_ctx *p, const char *name, char **path)
 {
-	char *home = home_dir(p->envp);
+	char *home = caller_home(p->envp);
 	char *candidates[3] = {
 		xasprintf("%s/.config/hutch/profiles/%s", home, name),
 		xasprintf("/etc/hutch/profiles/%s", name),
