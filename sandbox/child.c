@@ -313,7 +313,7 @@ static void wait_for_go(struct sandbox *sb)
 static void keep_held_fds(struct sandbox *sb)
 {
 	for (int i = 0; i < sb->hold_count; i++)
-		fcntl(HOLD_BASE + i, F_SETFD, 0);
+		fcntl(sb->hold_base + i, F_SETFD, 0);
 }
 
 static int exec_failure(struct sandbox *sb, const char *file)

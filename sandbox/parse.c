@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fds.h"
 #include "guard.h"
 #include "plan.h"
 #include "policy.h"
@@ -195,6 +196,8 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = apply_profiles(plan, &cl, envp, err, errlen);
 	if (r == 0)
 		r = apply_records(plan, &cl, envp, err, errlen);
+	if (r == 0 && plan->mode == MODE_HUTCH)
+		r = fds_check_passed(plan, err, errlen);
 	if (r == 0 && !plan->show_help && !plan->show_version)
 		r = take_command(plan, &cl, err, errlen);
 	if (r == 0 && plan->argv)
