@@ -28,6 +28,7 @@
 #include "report.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "status.h"
 #include "util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -80,6 +81,7 @@ int stage_deathsig(struct sandbox *sb)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return fail_errno(sb, "deathsig", "set", "parent death signal");
+	status_leave(sb);
 	close_fd(&sb->release_pipe[1]);
 	close_fd(&sb->log_pipe[0]);
 	close_fd(&sb->control_pipe[1]);

@@ -53,6 +53,19 @@ int status_prepare(struct sandbox *sb)
 	return 0;
 }
 
+/* The info and status fds are the supervisor's alone.  Closed in the
+ * sandbox right after clone, as bwrap's child does, so that a caller
+ * reading the info fd to its end gets EOF as soon as the supervisor has
+ * written it, before it releases --userns-block-fd or --block-fd. */
+void status_leave(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	fds_retire(plan->info_fd);
+	fds_retire(plan->json_status_fd);
+	plan->info_fd = plan->json_status_fd = -1;
+}
+
 /* "child-pid": N, "cgroup-namespace": N, ... with SEP between items. */
 static void format_ids(struct sandbox *sb, char *buf, size_t len, const char *sep)
 {
