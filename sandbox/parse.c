@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cwd.h"
 #include "fds.h"
 #include "guard.h"
 #include "plan.h"
@@ -88,18 +89,8 @@ static int apply_profiles(struct plan *plan, const struct record_list *cl,
 	return r;
 }
 
-/* Is DIR the directory HOME or one of its ancestors ("/" included)? */
-static bool holds_home(const char *dir, const char *home)
-{
-	size_t len = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(home, dir, len) == 0 && (home[len] == '\0' || home[len] == '/');
-}
-
-/* Exposing the current directory must never expose the home directory:
- * run from ~, a read-only cwd would hand ~/.ssh to the sandbox. */
+/* The current directory is bound at its own path, unless it would expose
+ * the home directory or host sockets (cwd.c). */
 static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
@@ -118,15 +109,9 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 		}
 		if (!home)
 			home = caller_home(envp);
-		if (holds_home(cwd, home)) {
-			snprintf(err, errlen,
-				 "parse: current directory %s: %s %s, so exposing it would expose "
-				 "your home directory (~/.ssh and the rest); run from a project "
-				 "directory, or use --profile none", cwd,
-				 strcmp(cwd, home) == 0 ? "is" : "holds", home);
-			r = -1;
+		r = cwd_check(plan, i, cwd, home, envp, err, errlen);
+		if (r < 0)
 			break;
-		}
 		free(op->src);
 		free(op->dest);
 		op->src = xstrdup(cwd);

@@ -53,6 +53,9 @@ as_root() {
 	(cd "$T/work" && env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/root USER=root $(sanitizer_env) "$@")
 }
 
+# from DIR CMD...: CMD as $AS, started in DIR.
+from() { $AS sh -c 'cd "$0" && exec "$@"' "$@"; }
+
 # Every option that takes an fd but --listen-fds (which takes LISTEN_FDS),
 # with a number for it and its other argument: the numbers the issue saw
 # reach one of hutch's own fds when the caller never opened them (the log
