@@ -28,6 +28,7 @@
 #include "report.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "status.h"
 #include "util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -80,6 +81,7 @@ int stage_deathsig(struct sandbox *sb)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return fail_errno(sb, "deathsig", "set", "parent death signal");
+	status_leave(sb);
 	close_fd(&sb->release_pipe[1]);
 	close_fd(&sb->log_pipe[0]);
 	close_fd(&sb->control_pipe[1]);
@@ -318,7 +320,7 @@ static void wait_for_go(struct sandbox *sb)
 static void keep_held_fds(struct sandbox *sb)
 {
 	for (int i = 0; i < sb->hold_count; i++)
-		fcntl(HOLD_BASE + i, F_SETFD, 0);
+		fcntl(sb->hold_base + i, F_SETFD, 0);
 }
 
 static int exec_failure(struct sandbox *sb, const char *file)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fds.h"
 #include "log.h"
 #include "policy.h"
 #include "seccomp_policy.h"
@@ -326,6 +327,10 @@ static error_t record_args_fd(struct record_ctx *ctx, const char *arg,
 		ctx->failed = true;
 		return EINVAL;
 	}
+	if (fds_check_open(ctx->plan, "args", (int)fd, NULL, ctx->err, ctx->errlen) < 0) {
+		ctx->failed = true;
+		return EINVAL;
+	}
 	buf = read_args_fd((int)fd, &len);
 	/* Read: the fd is not COMMAND's (bwrap closes it). */
 	if (buf)
@@ -517,6 +522,10 @@ static int parse_fd(struct apply_ctx *a, const char *s, int *fd)
 
 	if (v < 0)
 		return fail(a, "Invalid fd: %s", s);
+	/* Now, before hutch has opened any fd of its own (see fds.c). */
+	if (fds_check_open(a->plan, spec_by_key(a->rec->key)->name, (int)v,
+			   a->rec->args[1], a->err, a->errlen) < 0)
+		return -1;
 	*fd = (int)v;
 	return 0;
 }
@@ -996,12 +1005,7 @@ static int apply_limits(struct apply_ctx *a)
 
 static const char *caller_env(struct apply_ctx *a, const char *name)
 {
-	size_t len = strlen(name);
-
-	for (char *const *e = a->envp; e && *e; e++)
-		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
-			return *e + len + 1;
-	return NULL;
+	return env_value(a->envp, name);
 }
 
 /* systemd socket activation: LISTEN_FDS fds from 3 on, meant for hutch
@@ -1019,6 +1023,9 @@ static int apply_listen_fds(struct apply_ctx *a)
 	if (pid && parse_uint(pid, 1 << 30) != (long long)getpid())
 		return fail(a, "--listen-fds: LISTEN_PID %s is not hutch's pid: the fds are not meant for it", pid);
 	for (long long fd = 3; fd < 3 + n; fd++) {
+		if (!fds_is_open((int)fd))
+			return fail(a, "--listen-fds: fd %lld of LISTEN_FDS=%s: %s", fd, fds,
+				    strerror(EBADF));
 		plan->pass_fds = xreallocarray(plan->pass_fds, plan->n_pass_fds + 1, sizeof(int));
 		plan->pass_fds[plan->n_pass_fds++] = (int)fd;
 	}

@@ -531,19 +531,11 @@ struct fallback {
 	int self_fd;		/* the supervisor's own pidfd */
 };
 
-static const char *const op_names[] = {
-	[FS_BIND] = "bind", [FS_REMOUNT_RO] = "remount-ro", [FS_PROC] = "proc",
-	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue", [FS_DIR] = "dir",
-	[FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod", [FS_FILE] = "file",
-	[FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror", [FS_BIND_FD] = "bind-fd",
-	[FS_OVERLAY] = "overlay", [FS_TMP_OVERLAY] = "tmp-overlay",
-	[FS_RO_OVERLAY] = "ro-overlay",
-};
 
 /* "--ro-bind /usr /usr": the operation as the caller wrote it. */
 static void describe_op(const struct fs_op *op, char *buf, size_t len)
 {
-	const char *name = op_names[op->kind];
+	const char *name = plan_op_name(op->kind);
 	bool show_src = op->src && op->kind != FS_MIRROR;
 
 	if (op->kind == FS_BIND)

@@ -21,6 +21,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "mounts.h"
 #include "landlock_scope.h"
 #include "log.h"
@@ -817,7 +818,7 @@ static int do_file(struct mount_state *ms, struct fs_op *op)
 		return mount_error(ms, "create parent of", op->dest);
 	r = fill_file_at(pfd, leaf, op->has_perms ? op->perms : 0666, op->fd);
 	close(pfd);
-	close(op->fd);
+	fds_retire(op->fd);
 	return r < 0 ? log_fail(ms->err, ms->errlen, "mounts", "Can't write data to file",
 				op->dest, errno) : 0;
 }
@@ -830,7 +831,7 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 
 	if (tmp >= 0 && fill_file_at(tmp, "data", op->has_perms ? op->perms : 0600, op->fd) == 0)
 		tree = clone_tmpfs_file(ms, tmp, "data");
-	close(op->fd);
+	fds_retire(op->fd);
 	if (tree >= 0 && (!(op->flags & FS_READONLY) || set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0))
 		r = attach(ms, tree, op->dest, false);
 	else

@@ -2,7 +2,6 @@
  * effects: nothing is opened but profiles. */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cwd.h"
+#include "fds.h"
 #include "guard.h"
 #include "plan.h"
 #include "policy.h"
@@ -88,29 +89,8 @@ static int apply_profiles(struct plan *plan, const struct record_list *cl,
 	return r;
 }
 
-static char *caller_home(char **envp)
-{
-	struct passwd *pw;
-
-	for (char **e = envp; e && *e; e++)
-		if (strncmp(*e, "HOME=", 5) == 0 && (*e)[5])
-			return xstrdup(*e + 5);
-	pw = getpwuid(getuid());
-	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
-}
-
-/* Is DIR the directory HOME or one of its ancestors ("/" included)? */
-static bool holds_home(const char *dir, const char *home)
-{
-	size_t len = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(home, dir, len) == 0 && (home[len] == '\0' || home[len] == '/');
-}
-
-/* Exposing the current directory must never expose the home directory:
- * run from ~, a read-only cwd would hand ~/.ssh to the sandbox. */
+/* The current directory is bound at its own path, unless it would expose
+ * the home directory or host sockets (cwd.c). */
 static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
@@ -129,15 +109,9 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 		}
 		if (!home)
 			home = caller_home(envp);
-		if (holds_home(cwd, home)) {
-			snprintf(err, errlen,
-				 "parse: current directory %s: %s %s, so exposing it would expose "
-				 "your home directory (~/.ssh and the rest); run from a project "
-				 "directory, or use --profile none", cwd,
-				 strcmp(cwd, home) == 0 ? "is" : "holds", home);
-			r = -1;
+		r = cwd_check(plan, i, cwd, home, envp, err, errlen);
+		if (r < 0)
 			break;
-		}
 		free(op->src);
 		free(op->dest);
 		op->src = xstrdup(cwd);
@@ -207,6 +181,8 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = apply_profiles(plan, &cl, envp, err, errlen);
 	if (r == 0)
 		r = apply_records(plan, &cl, envp, err, errlen);
+	if (r == 0 && plan->mode == MODE_HUTCH)
+		r = fds_check_passed(plan, err, errlen);
 	if (r == 0 && !plan->show_help && !plan->show_version)
 		r = take_command(plan, &cl, err, errlen);
 	if (r == 0 && plan->argv)

@@ -5,6 +5,20 @@
 #include "plan.h"
 #include "util.h"
 
+static const char *const op_names[] = {
+	[FS_BIND] = "bind", [FS_REMOUNT_RO] = "remount-ro", [FS_PROC] = "proc",
+	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue", [FS_DIR] = "dir",
+	[FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod", [FS_FILE] = "file",
+	[FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror", [FS_BIND_FD] = "bind-fd",
+	[FS_OVERLAY] = "overlay", [FS_TMP_OVERLAY] = "tmp-overlay",
+	[FS_RO_OVERLAY] = "ro-overlay",
+};
+
+const char *plan_op_name(enum fs_kind kind)
+{
+	return op_names[kind];
+}
+
 struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind)
 {
 	struct fs_op *op;

@@ -183,6 +183,9 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	       char *err, size_t errlen);
 void plan_free(struct plan *plan);
 
+/* The name of an fs operation ("bind", "tmpfs", ...). */
+const char *plan_op_name(enum fs_kind kind);
+
 /* Build helpers used by the option table. */
 struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind);
 int plan_setenv(struct plan *plan, const char *name, const char *value);

@@ -43,27 +43,6 @@ struct line_ctx {
 	int lineno;
 };
 
-static const char *env_value(char *const *envp, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (char *const *e = envp; e && *e; e++)
-		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
-			return *e + len + 1;
-	return NULL;
-}
-
-static char *home_dir(char *const *envp)
-{
-	const char *home = env_value(envp, "HOME");
-	struct passwd *pw;
-
-	if (home && *home)
-		return xstrdup(home);
-	pw = getpwuid(getuid());
-	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
-}
-
 /* The variables a profile may use; nothing else of the environment. */
 static char *variable_value(struct line_ctx *l, const char *name)
 {
@@ -71,7 +50,7 @@ static char *variable_value(struct line_ctx *l, const char *name)
 	char buf[PATH_MAX];
 
 	if (strcmp(name, "HOME") == 0)
-		return home_dir(envp);
+		return caller_home(envp);
 	if (strcmp(name, "PWD") == 0)
 		return xstrdup(getcwd(buf, sizeof(buf)) ? buf : "/");
 	if (strcmp(name, "UID") == 0)
@@ -293,7 +272,7 @@ static char *user_profile_dir(struct profile_ctx *p)
 
 	if (xdg && xdg[0] == '/')
 		return xasprintf("%s/hutch/profiles", xdg);
-	home = home_dir(p->envp);
+	home = caller_home(p->envp);
 	dir = xasprintf("%s/.config/hutch/profiles", home);
 	free(home);
 	return dir;

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "log.h"
 #include "protocol.h"
 #include "sandbox.h"
@@ -48,7 +49,7 @@ static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 
 	while ((n = read(fd, buf + len, cap - len)) > 0)
 		len += (size_t)n;
-	close(fd);
+	fds_retire(fd);
 	if (n < 0 || len == 0 || len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
 		free(buf);
 		return fail_msg(sb, n < 0 ? "prepare: Can't read seccomp data" :
@@ -122,7 +123,7 @@ static int block_on(struct sandbox *sb, int fd, const char *what)
 		return 0;
 	if (read(fd, &c, 1) < 0)
 		return fail_errno(sb, "deathsig", what, "read");
-	close(fd);
+	fds_retire(fd);
 	return 0;
 }
 
@@ -167,7 +168,7 @@ int protocol_enter_userns2(struct sandbox *sb)
 		return 0;
 	if (setns(sb->plan->userns2_fd, CLONE_NEWUSER) < 0)
 		return fail_errno(sb, "seal", "Setting userns2", "failed");
-	close(sb->plan->userns2_fd);
+	fds_retire(sb->plan->userns2_fd);
 	return 0;
 }
 
@@ -191,62 +192,60 @@ static int take_lock(struct sandbox *sb, const char *path)
 	return fd;
 }
 
-static int hold_fd(struct sandbox *sb, int fd)
+/* FDS move to a range that held no fd: dup3 onto a caller's fd (one
+ * COMMAND keeps) or onto one of hutch's own would replace it. */
+static int hold_fds(struct sandbox *sb, const int *fds, int n)
 {
-	int target = HOLD_BASE + sb->hold_count;
-
-	if (sb->hold_count == HOLD_MAX || dup3(fd, target, O_CLOEXEC) < 0)
-		return fail_errno(sb, "seal", "hold", "lock or sync fd");
-	sb->hold_count++;
+	sb->hold_base = fds_free_run(HOLD_BASE, n);
+	for (int i = 0; i < n; i++) {
+		if (dup3(fds[i], sb->hold_base + i, O_CLOEXEC) < 0)
+			return fail_errno(sb, "seal", "hold", "lock or sync fd");
+		sb->hold_count++;
+	}
 	return 0;
 }
 
 int protocol_take_locks(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
-
 	/* Without an init the supervisor's own copy keeps the sync fd
 	 * open for the sandbox's life (it never outlives hutch). */
-	if (plan->sync_fd >= 0 && sb->has_init && hold_fd(sb, plan->sync_fd) < 0)
-		return -1;
-	for (size_t i = 0; i < plan->n_lock_files; i++) {
+	int sync = plan->sync_fd >= 0 && sb->has_init;
+	int fds[HOLD_MAX], n = 0, r = 0;
+
+	if ((size_t)sync + plan->n_lock_files > HOLD_MAX) {
+		errno = EMFILE;
+		return fail_errno(sb, "seal", "hold", "lock or sync fd");
+	}
+	if (sync)
+		fds[n++] = plan->sync_fd;
+	for (size_t i = 0; i < plan->n_lock_files && r == 0; i++) {
 		int fd = take_lock(sb, plan->lock_files[i]);
-		int r;
 
 		if (fd < 0)
-			return -1;
-		r = hold_fd(sb, fd);
-		close(fd);
-		if (r < 0)
-			return -1;
+			r = -1;
+		else
+			fds[n++] = fd;
 	}
-	return 0;
+	if (r == 0)
+		r = hold_fds(sb, fds, n);
+	for (int i = sync; i < n; i++)
+		close(fds[i]);
+	return r;
 }
 
-static void close_on_exec(int fd)
+static void close_on_exec(const char *option, int fd, void *arg)
 {
-	if (fd >= 0)
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);	/* not ours to fail on */
+	(void)option;
+	(void)arg;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);	/* not ours to fail on */
 }
 
 /* The protocol's fds are hutch's business, not COMMAND's: as in bwrap,
  * it never sees them (hutch mode closes every stray fd anyway). */
 void protocol_hide_fds(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
-
-	close_on_exec(plan->info_fd);
-	close_on_exec(plan->json_status_fd);
-	close_on_exec(plan->sync_fd);
-	close_on_exec(plan->userns_block_fd);
-	close_on_exec(plan->userns_fd);
-	close_on_exec(plan->userns2_fd);
-	close_on_exec(plan->pidns_fd);
-	for (size_t i = 0; i < plan->n_seccomp_fds; i++)
-		close_on_exec(plan->seccomp_fds[i]);
-	for (size_t i = 0; i < plan->n_ops; i++)
-		if (plan->ops[i].kind == FS_BIND_FD)
-			close_on_exec(plan->ops[i].fd);
+	fds_each(sb->plan, close_on_exec, NULL);
 }
 
 static int load_filter(struct sandbox *sb, const struct extra_filter *f)

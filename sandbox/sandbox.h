@@ -70,7 +70,8 @@ struct sandbox {
 	struct extra_filter *filters;	/* --seccomp, --add-seccomp-fd */
 	int n_filters;
 	int userns_limit_fd;	/* --disable-userns: user.max_user_namespaces */
-	int hold_count;		/* fds pid 1 holds from HOLD_BASE on */
+	int hold_base;		/* the first fd pid 1 holds, HOLD_BASE or above */
+	int hold_count;		/* how many it holds from there */
 	int fault_supervisor_fd;	/* hutch-fault only */
 };
 
