@@ -171,6 +171,13 @@ static const struct opt_spec *spec_by_key(int key)
 	return NULL;
 }
 
+const char *cli_option_name(int key)
+{
+	const struct opt_spec *s = spec_by_key(key);
+
+	return s ? s->name : NULL;
+}
+
 static bool spec_in_mode(const struct opt_spec *s, const struct plan *plan)
 {
 	return (s->flags & BOTH) || plan->mode == MODE_HUTCH;
@@ -764,8 +771,18 @@ static int apply_process(struct apply_ctx *a)
 	case OPT_GID: plan->gid_set = true; return apply_id(a, &plan->gid);
 	case OPT_HOSTNAME: replace_str(&plan->hostname, args[0]); return 0;
 	case OPT_CHDIR: replace_str(&plan->chdir, args[0]); return 0;
-	case OPT_SETENV: return plan_setenv(plan, args[0], args[1]);
-	case OPT_UNSETENV: plan_unsetenv(plan, args[0]); return 0;
+	/* setenv(3)'s rule, as bwrap applies it: no empty name, no '='. */
+	case OPT_SETENV:
+		if (!*args[0] || strchr(args[0], '='))
+			return fail(a, plan->mode == MODE_BWRAP ? "setenv failed" :
+				    "not a variable name: \"%s\"", args[0]);
+		return plan_setenv(plan, args[0], args[1]);
+	case OPT_UNSETENV:
+		if (!*args[0] || strchr(args[0], '='))
+			return fail(a, plan->mode == MODE_BWRAP ? "unsetenv failed" :
+				    "not a variable name: \"%s\"", args[0]);
+		plan_unsetenv(plan, args[0]);
+		return 0;
 	case OPT_CLEARENV: plan_clearenv(plan); return 0;
 	case OPT_KEEP_ENV: return apply_keep_env(a);
 	case OPT_ARGV0: replace_str(&plan->argv0, args[0]); return 0;

@@ -53,11 +53,36 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 	}
 }
 
+/* In hutch mode an option that fails is named, and one from a profile
+ * names the profile's FILE:LINE too, so that a bad line can be found
+ * among composed and included ones.  (bwrap mode keeps bwrap's texts.) */
+static int apply_record(struct plan *plan, const struct option_record *rec,
+			char **envp, char *err, size_t errlen)
+{
+	const char *name = cli_option_name(rec->key);
+	char why[4096];
+
+	if (cli_apply(plan, rec, envp, err, errlen) == 0)
+		return 0;
+	if (plan->mode != MODE_HUTCH)
+		return -1;
+	if (name && strncmp(err, "--", 2) != 0) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--%s: %s", name, why);
+	}
+	if (strcmp(rec->origin, "command line") != 0 &&
+	    strncmp(err, rec->origin, strlen(rec->origin)) != 0) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", rec->origin, why);
+	}
+	return -1;
+}
+
 static int apply_records(struct plan *plan, const struct record_list *list,
 			 char **envp, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < list->n; i++)
-		if (cli_apply(plan, &list->recs[i], envp, err, errlen) < 0)
+		if (apply_record(plan, &list->recs[i], envp, err, errlen) < 0)
 			return -1;
 	return 0;
 }
