@@ -323,6 +323,62 @@ static void keep_held_fds(struct sandbox *sb)
 		fcntl(sb->hold_base + i, F_SETFD, 0);
 }
 
+/* Where execvp would have found FILE (its PATH search), into BUF; false
+ * when no such file is there. */
+static bool locate_command(const char *file, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(file, '/')) {
+		snprintf(buf, len, "%s", file);
+		return access(buf, F_OK) == 0;
+	}
+	for (const char *dir = path ? path : "/bin:/usr/bin"; dir; ) {
+		const char *colon = strchr(dir, ':');
+		int n = colon ? (int)(colon - dir) : (int)strlen(dir);
+
+		snprintf(buf, len, "%.*s%s%s", n, dir, n ? "/" : "", file);
+		if (access(buf, F_OK) == 0)
+			return true;
+		dir = colon ? colon + 1 : NULL;
+	}
+	return false;
+}
+
+/* The interpreter a script at PATH names on its #! line, into BUF. */
+static bool script_interpreter(const char *path, char *buf, size_t len)
+{
+	char head[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 3 || head[0] != '#' || head[1] != '!')
+		return false;
+	head[n] = '\0';
+	snprintf(buf, len, "%.*s", (int)strcspn(head + 2 + strspn(head + 2, " \t"), " \t\n"),
+		 head + 2 + strspn(head + 2, " \t"));
+	return buf[0] != '\0';
+}
+
+/* ENOENT from execve says nothing of which file is missing: COMMAND, or
+ * the interpreter its #! line names.  Say which, and that it is the
+ * sandbox's file system that lacks it. */
+static void describe_missing(const char *file, char *err, size_t len)
+{
+	char found[PATH_MAX], interp[PATH_MAX];
+
+	if (!locate_command(file, found, sizeof(found)))
+		snprintf(err, len, "exec: %.2048s: No such file or directory in the sandbox%s", file,
+			 strchr(file, '/') ? "" : " (nor in its PATH)");
+	else if (script_interpreter(found, interp, sizeof(interp)))
+		snprintf(err, len, "exec: %.1024s: its interpreter %.1024s: No such file or "
+			 "directory in the sandbox", file, interp);
+	else
+		snprintf(err, len, "exec: %s: %s", file, strerror(ENOENT));
+}
+
 static int exec_failure(struct sandbox *sb, const char *file)
 {
 	int errnum = errno;
@@ -330,6 +386,8 @@ static int exec_failure(struct sandbox *sb, const char *file)
 
 	if (plan->mode == MODE_BWRAP)
 		snprintf(sb->err, sizeof(sb->err), "execvp %s: %s", file, strerror(errnum));
+	else if (errnum == ENOENT)
+		describe_missing(file, sb->err, sizeof(sb->err));
 	else
 		snprintf(sb->err, sizeof(sb->err), "exec: %s: %s", file, strerror(errnum));
 	if (plan->mode == MODE_BWRAP)

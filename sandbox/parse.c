@@ -169,6 +169,10 @@ static int take_command(struct plan *plan, struct record_list *cl,
 	}
 	plan->argv = cl->command;
 	cl->command = NULL;
+	if (plan->mode == MODE_HUTCH && !plan->argv[0][0]) {
+		snprintf(err, errlen, "parse: COMMAND is an empty word");
+		return -1;
+	}
 	return 0;
 }
 

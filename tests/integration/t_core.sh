@@ -51,7 +51,7 @@ check_exit_statuses() {
 	assert_eq 139 "$rc" "SIGSEGV"
 	rc=0; $AS "$H" $NONE /no/such/program 2>"$T/err" || rc=$?
 	assert_eq 127 "$rc" "not found"
-	assert_match "^hutch: exec: /no/such/program: No such file or directory$" "$(cat "$T/err")" "not-found message"
+	assert_match "^hutch: exec: /no/such/program: No such file or directory in the sandbox$" "$(cat "$T/err")" "not-found message"
 	rc=0; $AS "$H" $NONE /etc/passwd 2>"$T/err" || rc=$?
 	assert_eq 126 "$rc" "cannot execute"
 	rc=0; $AS "$H" --profile none --ro-bind /no/such/dir /x true 2>"$T/err" || rc=$?
@@ -89,10 +89,30 @@ test_default_profile_refuses_home() {
 check_messages_escaped() {
 	local err dir
 	err=$($AS "$H" "$(printf 'esc\033[31mRED')" 2>&1 >/dev/null || true)
-	assert_eq 'hutch: exec: esc\x1b[31mRED: No such file or directory' "$err" "the escape, escaped"
+	assert_eq 'hutch: exec: esc\x1b[31mRED: No such file or directory in the sandbox (nor in its PATH)' "$err" "the escape, escaped"
 	dir="$T/work/$(printf 'bad\377name')"
 	mkdir -p "$dir" && chmod 0755 "$dir"
 	$AS sh -c 'cd "$0" && exec "$1" --profile none --ro-bind-cwd --explain=json true' "$dir" "$H" |
 		python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' || fail "--explain=json of a non-UTF-8 path"
 }
 test_messages_escaped() { for_each_caller check_messages_escaped; }
+
+# An exec failure says what is missing, and that the sandbox lacks it.
+check_exec_errors_name_what_is_missing() {
+	local err
+	printf '#!/nonexistent/interp\necho hi\n' >"$T/work/script"
+	chmod 0755 "$T/work/script"
+	err=$($AS "$H" --ro-bind "$T/work" "$T/work" ./script 2>&1 >/dev/null || true)
+	assert_eq "hutch: exec: ./script: its interpreter /nonexistent/interp: No such file or directory in the sandbox" \
+		"$err" "a script whose interpreter is missing"
+	err=$($AS "$H" "$T/hutch" 2>&1 >/dev/null || true)
+	assert_eq "hutch: exec: $T/hutch: No such file or directory in the sandbox" "$err" \
+		"a host file the sandbox does not have"
+	err=$($AS "$H" no-such-command-here 2>&1 >/dev/null || true)
+	assert_eq "hutch: exec: no-such-command-here: No such file or directory in the sandbox (nor in its PATH)" \
+		"$err" "a name not in PATH"
+	local rc=0
+	err=$($AS "$H" "" 2>&1) || rc=$?
+	assert_eq "125 hutch: parse: COMMAND is an empty word" "$rc $err" "an empty COMMAND"
+}
+test_exec_errors_name_what_is_missing() { for_each_caller check_exec_errors_name_what_is_missing; }

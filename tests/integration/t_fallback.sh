@@ -190,7 +190,7 @@ check_exit_statuses() {
 	assert_eq 143 "$rc" "SIGTERM"
 	rc=0; in_docker $(fb_opts) /no/such/program 2>"$T/err" || rc=$?
 	assert_eq 127 "$rc" "not found"
-	assert_eq "hutch: exec: /no/such/program: No such file or directory" "$(tail -1 "$T/err")" "not-found message"
+	assert_eq "hutch: exec: /no/such/program: No such file or directory in the sandbox" "$(tail -1 "$T/err")" "not-found message"
 	rc=0; in_docker $(fb_opts) --timeout 0.3 sleep 30 2>/dev/null || rc=$?
 	assert_eq 124 "$rc" "--timeout"
 }
