@@ -55,9 +55,11 @@ static int check_home(const char *cwd, const char *home, char *err, size_t errle
 
 	if (rel)
 		snprintf(err, errlen,
-			 "parse: current directory %s: %s %s, so exposing it would expose your "
-			 "home directory (~/.ssh and the rest); run from a project directory, or "
-			 "use --profile none", cwd, rel, real ? real : home);
+			 "parse: current directory %s: %s your home directory%s%s, so binding it "
+			 "would expose ~/.ssh and the rest; cd into the project's own directory "
+			 "(cd ~/src/PROJECT) and run hutch there: the profile binds only that "
+			 "(hutch --explain shows the plan)", cwd, strcmp(rel, "is") ? "holds" : "is",
+			 strcmp(rel, "is") ? " " : "", strcmp(rel, "is") ? (real ? real : home) : "");
 	free(real);
 	return rel ? -1 : 0;
 }

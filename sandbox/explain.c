@@ -433,8 +433,13 @@ static int explain_json(const struct plan *plan, FILE *out)
 		json_strings(out, plan->argv, (size_t)-1);
 	else
 		fputs("null", out);
+	json_key(out, "refused", false);
+	if (plan->refused)
+		json_fputs(out, plan->refused);
+	else
+		fputs("null", out);
 	fputs("\n}\n", out);
-	return 0;
+	return plan->refused ? failure_status(plan) : 0;
 }
 
 int explain_plan(const struct plan *plan, FILE *out)
@@ -459,5 +464,7 @@ int explain_plan(const struct plan *plan, FILE *out)
 			fprintf(out, " %s", *a);
 		fprintf(out, "\n");
 	}
-	return 0;
+	if (plan->refused)
+		fprintf(out, "refused: hutch would not run this plan: %s\n", plan->refused);
+	return plan->refused ? failure_status(plan) : 0;
 }

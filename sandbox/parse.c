@@ -116,6 +116,17 @@ static int apply_profiles(struct plan *plan, const struct record_list *cl,
 
 /* The current directory is bound at its own path, unless it would expose
  * the home directory or host sockets (cwd.c). */
+/* A guard's refusal (R < 0, ERR) fails the parse, except for --explain,
+ * which shows the plan and the first refusal, so it can be read. */
+static int refusal(struct plan *plan, int r, const char *err)
+{
+	if (r == 0 || !plan->explain)
+		return r;
+	if (!plan->refused)
+		plan->refused = xstrdup(err);
+	return 0;
+}
+
 static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
@@ -134,7 +145,7 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 		}
 		if (!home)
 			home = caller_home(envp);
-		r = cwd_check(plan, i, cwd, home, envp, err, errlen);
+		r = refusal(plan, cwd_check(plan, i, cwd, home, envp, err, errlen), err);
 		if (r < 0)
 			break;
 		free(op->src);
@@ -148,11 +159,11 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 	return r;
 }
 
-static int check_persistence(const struct plan *plan, char **envp, char *err,
+static int check_persistence(struct plan *plan, char **envp, char *err,
 			     size_t errlen)
 {
 	char *home = caller_home(envp);
-	int r = guard_check(plan, home, err, errlen);
+	int r = refusal(plan, guard_check(plan, home, err, errlen), err);
 
 	free(home);
 	return r;

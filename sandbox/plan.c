@@ -101,6 +101,7 @@ static void free_strv(char **v, size_t n)
 
 void plan_free(struct plan *plan)
 {
+	free(plan->refused);
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		free(plan->ops[i].src);
 		free(plan->ops[i].dest);
@@ -135,4 +136,9 @@ void plan_free(struct plan *plan)
 		free(plan->rlimits[i].origin);
 	free(plan->rlimits);
 	memset(plan, 0, sizeof(*plan));
+}
+
+int failure_status(const struct plan *plan)
+{
+	return plan->mode == MODE_BWRAP ? 1 : 125;
 }

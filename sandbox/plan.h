@@ -104,6 +104,7 @@ struct plan {
 	char **env;		/* COMMAND's environment, NULL-terminated */
 	size_t n_env;
 	char *chdir;
+	char *refused;		/* --explain: why a run of this plan is refused, or NULL */
 	char *argv0;
 	char **argv;		/* COMMAND and its arguments */
 	bool die_with_parent;
@@ -192,5 +193,8 @@ int plan_setenv(struct plan *plan, const char *name, const char *value);
 void plan_unsetenv(struct plan *plan, const char *name);
 void plan_clearenv(struct plan *plan);
 const char *plan_getenv(const struct plan *plan, const char *name);
+
+/* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
+int failure_status(const struct plan *plan);
 
 #endif

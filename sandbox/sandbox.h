@@ -119,7 +119,5 @@ int stage_run(struct sandbox *sb);
 int supervise_exit_status(struct sandbox *sb);
 /* In a set-up process: report SB->err through the log pipe and exit. */
 void child_fail(struct sandbox *sb, int status) __attribute__((noreturn));
-/* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
-int failure_status(const struct plan *plan);
 
 #endif

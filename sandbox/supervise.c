@@ -38,11 +38,6 @@ static const int forwarded_signals[] = {
 	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
 };
 
-int failure_status(const struct plan *plan)
-{
-	return plan->mode == MODE_BWRAP ? 1 : 125;
-}
-
 static int sys_fail(struct sandbox *sb, const char *stage, const char *what)
 {
 	return log_fail(sb->err, sizeof(sb->err), stage, what, "", errno);

@@ -77,11 +77,11 @@ test_default_profile_refuses_home() {
 	local rc=0
 	(cd / && env -i PATH=/usr/bin:/bin HOME=/root "$H" true) 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "run from /"
-	assert_match "current directory /: holds /root" "$(cat "$T/err")" "message"
+	assert_match "current directory /: holds your home directory /root" "$(cat "$T/err")" "message"
 	rc=0
 	(cd /root && env -i PATH=/usr/bin:/bin HOME=/root "$H" true) 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "run from home"
-	assert_match "current directory /root: is /root" "$(cat "$T/err")" "message"
+	assert_match "current directory /root: is your home directory" "$(cat "$T/err")" "message"
 }
 
 # A name holding a terminal escape reaches the caller's stderr escaped,

@@ -91,7 +91,7 @@ in_sandbox() {
 # The reason given for refusing to start in DIR.
 refusal() {
 	case $1 in
-	"$HOME_DIR") echo "is $1, so exposing it would expose your home directory" ;;
+	"$HOME_DIR") echo "is your home directory, so binding it would expose ~/.ssh" ;;
 	"$XDG_DIR") echo "is your runtime directory $1, which holds the sockets of your session" ;;
 	"$RUN_DIR") echo "is inside /run, which holds the sockets of the system's services" ;;
 	*) echo "is $1, which holds the " ;;
@@ -107,7 +107,7 @@ check_guard() {
 	for dir in $PLACES; do
 		for profile in $CWD_PROFILES; do
 			out=$(in_sandbox "$dir" --profile "$profile")
-			assert_match "^hutch: parse: current directory $dir: $(refusal "$dir").*; run from a project directory" \
+			assert_match "^hutch: parse: current directory $dir: $(refusal "$dir").*; (run from a project directory|cd into the project)" \
 				"$out" "--profile $profile from $dir"
 		done
 	done
@@ -175,3 +175,16 @@ check_explain_cwd() {
 		"$(from "$T/work/proj" "$H" --explain=json true)" "--explain=json"
 }
 test_cwd_explain_says_what_the_bind_covers() { for_each_caller check_explain_cwd; }
+
+# From the home directory, the refusal says what works instead, and
+# --explain shows the refused plan with the reason (exit 125).
+check_home_refusal_explained() {
+	local out rc=0
+	places
+	out=$(from "$HOME_DIR" env HOME="$HOME_DIR" "$H" --explain true) || rc=$?
+	assert_eq 125 "$rc" "--explain of a refused plan"
+	assert_match "ro-bind +$HOME_DIR" "$out" "the plan is shown"
+	assert_match "^refused: hutch would not run this plan: parse: current directory $HOME_DIR: is your home directory, .*cd into the project's own directory" \
+		"$(printf '%s\n' "$out" | tail -n 1)" "the refusal, last"
+}
+test_cwd_home_refusal_explained() { for_each_caller check_home_refusal_explained; }
