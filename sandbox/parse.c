@@ -29,6 +29,7 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 	memset(plan, 0, sizeof(*plan));
 	plan->mode = mode_from_argv0(argv[0]);
 	plan->prog = plan->mode == MODE_BWRAP ? "bwrap" : "hutch";
+	plan->invoked_as = argv[0] ? argv[0] : plan->prog;
 	plan->caller_uid = getuid();
 	plan->caller_gid = getgid();
 	plan->uid = plan->caller_uid;

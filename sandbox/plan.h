@@ -76,6 +76,7 @@ struct syscall_rule {
 struct plan {
 	enum mode mode;
 	const char *prog;	/* "hutch" or "bwrap", prefix of messages */
+	const char *invoked_as;	/* argv[0] as given: bwrap's usage line names it */
 
 	/* namespaces */
 	int clone_flags;	/* CLONE_NEW* to create */

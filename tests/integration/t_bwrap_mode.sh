@@ -63,10 +63,10 @@
 #   nesting): bwrap 0.8.0 refuses nesting ("--args not supported in
 #   arguments file") and drops everything from the first non-option word
 #   of the data.  Not compared; hutch's result is checked;
-# - --help: hutch lists the options of later bwraps too (--argv0,
-#   overlays, --level-prefix) in its own order and words; compared are the
-#   usage line, the status, and that every "--option ARGS" of 0.8.0 is
-#   listed;
+# - --help: bwrap 0.11.1's options, in hutch's own order and words, so
+#   the later ones (--argv0, overlays, --level-prefix) too; compared are
+#   the usage line, the status, and that every "--option ARGS" of 0.8.0
+#   and nothing but those and the later ones is listed;
 # - --argv0 (0.9), overlays and --level-prefix (0.11): 0.8.0 refuses
 #   them; t_overlay.sh and t_protocol.sh check them against bwrap 0.11's
 #   documentation;
@@ -271,12 +271,24 @@ test_bwrap_errors() { table rows_errors; }
 # The usage line and status, and the options bwrap 0.8.0 lists (see the
 # top of this file).
 usage_line() { outcome "$@" | sed -n '1,2p'; }
-help_options() { $AS "$1" --help | grep -Eo '^    --[a-z0-9-]+( [A-Z]+)*' | sort; }
+help_options() { $AS "$1" --help | grep -Eo '^    --[a-z0-9-]+( [A-Z]+\b)*' | sort; }
+# The options bwrap gained after 0.8.0, up to 0.11.1.
+LATER_OPTIONS='    --argv0 VALUE
+    --level-prefix
+    --overlay RWSRC WORKDIR DEST
+    --overlay-src SRC
+    --ro-overlay DEST
+    --tmp-overlay DEST'
 rows_usage() {
 	assert_eq "$(usage_line "$REAL" --help)" "$(usage_line "$T/bwrap" --help)" "--help"
 	assert_eq "$(usage_line "$REAL" $R)" "$(usage_line "$T/bwrap" $R)" "no command"
 	assert_eq "" "$(comm -23 <(help_options "$REAL") <(help_options "$T/bwrap"))" \
 		"options of bwrap 0.8.0 missing from --help"
+	assert_eq "$LATER_OPTIONS" "$(comm -13 <(help_options "$REAL") <(help_options "$T/bwrap"))" \
+		"options in --help beyond bwrap 0.8.0's"
+	# bwrap names itself as invoked (bwrap's own tests check it).
+	assert_eq "usage: $T/bwrap [OPTIONS...] [--] COMMAND [ARGS...]" \
+		"$($AS "$T/bwrap" --help | head -n 1)" "usage line"
 }
 test_bwrap_usage() { [ -x "$REAL" ] || skip "no $REAL"; fixtures; for_each_caller rows_usage; }
 
