@@ -347,6 +347,8 @@ int stage_exec(struct sandbox *sb)
 		snprintf(cwd, sizeof(cwd), "%d", (int)getpid());
 		plan_setenv(plan, "LISTEN_PID", cwd);
 	}
+	if (plan->mode == MODE_BWRAP && strcmp(file, PLAN_SELF_EXE) == 0)
+		plan_setenv(plan, PLAN_REEXEC_ENV, "1");
 	if (plan->argv0)
 		plan->argv[0] = plan->argv0;
 	environ = plan->env ? plan->env : (char *[]){ NULL };

@@ -16,18 +16,34 @@
 #include "profile.h"
 #include "util.h"
 
-static enum mode mode_from_argv0(const char *argv0)
+static bool is_reexec_marker(const char *entry)
+{
+	size_t len = strlen(PLAN_REEXEC_ENV);
+
+	return strncmp(entry, PLAN_REEXEC_ENV, len) == 0 && entry[len] == '=';
+}
+
+/* bwrap's own tests, and callers that nest bwrap, run it again inside
+ * its sandbox as /proc/self/exe: that is bwrap mode again (see
+ * PLAN_REEXEC_ENV).  Any other name but bwrap is hutch mode. */
+static enum mode mode_from_argv0(const char *argv0, char **envp)
 {
 	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
 
 	base = base ? base + 1 : argv0 ? argv0 : "hutch";
-	return strcmp(base, "bwrap") == 0 ? MODE_BWRAP : MODE_HUTCH;
+	if (strcmp(base, "bwrap") == 0)
+		return MODE_BWRAP;
+	if (argv0 && strcmp(argv0, PLAN_SELF_EXE) == 0)
+		for (char **e = envp; e && *e; e++)
+			if (is_reexec_marker(*e))
+				return MODE_BWRAP;
+	return MODE_HUTCH;
 }
 
 static void init_plan(struct plan *plan, char **argv, char **envp)
 {
 	memset(plan, 0, sizeof(*plan));
-	plan->mode = mode_from_argv0(argv[0]);
+	plan->mode = mode_from_argv0(argv[0], envp);
 	plan->prog = plan->mode == MODE_BWRAP ? "bwrap" : "hutch";
 	plan->invoked_as = argv[0] ? argv[0] : plan->prog;
 	plan->caller_uid = getuid();
@@ -44,7 +60,7 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 		char *eq = strchr(*e, '=');
 		char *name;
 
-		if (!eq)
+		if (!eq || is_reexec_marker(*e))
 			continue;
 		name = strndup(*e, (size_t)(eq - *e));
 		if (name)

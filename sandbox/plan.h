@@ -14,6 +14,12 @@ enum mode {
 	MODE_BWRAP,	/* invoked as bwrap: bubblewrap's behaviour exactly */
 };
 
+/* COMMAND "/proc/self/exe" in a bwrap-mode sandbox runs hutch again, as
+ * it runs bwrap again under bwrap: the exec stage marks that run with
+ * this variable, which the new hutch takes out of its environment. */
+#define PLAN_REEXEC_ENV "HUTCH_REEXEC_AS_BWRAP"
+#define PLAN_SELF_EXE "/proc/self/exe"
+
 enum fs_kind {
 	FS_BIND,	/* --bind, --ro-bind, --dev-bind and their -try forms */
 	FS_REMOUNT_RO,	/* --remount-ro */
