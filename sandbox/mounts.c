@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
 #include "mounts.h"
 #include "log.h"
 #include "util.h"
@@ -37,6 +39,15 @@ static const char *const dev_nodes[N_DEV_NODES] = {
 static int mount_error(struct mount_state *ms, const char *what, const char *obj)
 {
 	return log_fail(ms->err, ms->errlen, "mounts", what, obj, errno);
+}
+
+/* A failure in hutch's words (WHAT OBJ), or in bwrap mode in bwrap's
+ * (ID with A and B). */
+static int op_error(struct mount_state *ms, const char *what, const char *obj,
+		    enum bwrap_text id, const char *a, const char *b)
+{
+	return bwrap_text_fail(ms->err, ms->errlen, ms->plan->mode,
+			       &(struct failure){ "mounts", what, obj, id, a, b }, errno);
 }
 
 static int set_attrs(int fd, unsigned long long set, bool recursive)
@@ -103,17 +114,13 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 		if (n < 0 || target[0] != '/') {
 			if (n >= 0)
 				errno = ENOENT;
-			return log_fail(ms->err, ms->errlen, "mounts",
-					ms->bwrap ? "Can't find source path" : "bind source",
-					link, errno);
+			return op_error(ms, "bind source", link, BW_FIND_SOURCE, link, NULL);
 		}
 		target[n] = '\0';
 		fd = open_tree(AT_FDCWD, target, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			       AT_RECURSIVE);
 		if (fd < 0)
-			return log_fail(ms->err, ms->errlen, "mounts",
-					ms->bwrap ? "Can't find source path" : "bind source",
-					link, errno);
+			return op_error(ms, "bind source", link, BW_FIND_SOURCE, link, NULL);
 	} else {
 		fd = open_tree(AT_FDCWD, op->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			       AT_RECURSIVE);
@@ -121,9 +128,7 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 	if (fd < 0) {
 		if (errno == ENOENT && (op->flags & FS_TRY))
 			return 0;
-		return log_fail(ms->err, ms->errlen, "mounts",
-				ms->bwrap ? "Can't find source path" : "bind source",
-				op->src, errno);
+		return op_error(ms, "bind source", op->src, BW_FIND_SOURCE, op->src, NULL);
 	}
 	/* A bind never brings set-uid binaries, nor devices unless asked. */
 	if (!(op->flags & FS_DEVICES))
@@ -132,7 +137,8 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 		attrs |= MOUNT_ATTR_RDONLY;
 	if (set_attrs(fd, attrs, true) < 0) {
 		close(fd);
-		return mount_error(ms, "set attributes of", op->src);
+		return op_error(ms, "set attributes of", op->src, BW_BIND_FLAGS,
+				op->src ? op->src : "", op->dest);
 	}
 	ms->trees[i] = fd;
 	return 0;
@@ -149,6 +155,13 @@ static int mirror_source(struct mount_state *ms, struct fs_op *op, size_t i)
 	target[n] = '\0';
 	ms->links[i] = xstrdup(target);
 	return 0;
+}
+
+/* bwrap mounts a procfs of its own in a pid namespace of its own, else
+ * binds the host's. */
+static enum bwrap_text proc_text(const struct mount_state *ms)
+{
+	return ms->plan->clone_flags & CLONE_NEWPID ? BW_MOUNT_PROC : BW_BIND_PROC;
 }
 
 /* procfs can only be mounted while a full procfs is visible in this
@@ -173,25 +186,27 @@ static int prepare_proc(struct mount_state *ms, size_t i)
 	}
 
 	if (fd < 0)
-		return mount_error(ms, "new procfs for", ms->plan->ops[i].dest);
+		return op_error(ms, "new procfs for", ms->plan->ops[i].dest, proc_text(ms),
+				ms->plan->ops[i].dest, NULL);
 	ms->trees[i] = fd;
 	return 0;
 }
 
-static int prepare_dev_nodes(struct mount_state *ms)
+static int prepare_dev_nodes(struct mount_state *ms, const struct fs_op *op)
 {
 	for (int i = 0; i < N_DEV_NODES; i++) {
-		char path[32];
+		char path[32], dest[PATH_MAX];
 
 		if (ms->dev_nodes[i] >= 0)
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+		snprintf(dest, sizeof(dest), "%s/%s", op->dest, dev_nodes[i]);
 		ms->dev_nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (ms->dev_nodes[i] < 0)
-			return mount_error(ms, "clone device", path);
+			return op_error(ms, "clone device", path, BW_BIND, path, dest);
 		/* like bwrap's device binds: nosuid (but devices, of course) */
 		if (set_attrs(ms->dev_nodes[i], MOUNT_ATTR_NOSUID, false) < 0)
-			return mount_error(ms, "set attributes of", path);
+			return op_error(ms, "set attributes of", path, BW_BIND_FLAGS, path, dest);
 	}
 	return 0;
 }
@@ -199,6 +214,118 @@ static int prepare_dev_nodes(struct mount_state *ms)
 static int overlay_set_dir(int fs, const char *key, const char *path)
 {
 	return fsconfig(fs, FSCONFIG_SET_STRING, key, path, 0);
+}
+
+/* upperdir and workdir go by fd: overlayfs unescapes them as strings,
+ * taking a backslash out of a name. */
+static int overlay_set_dir_fd(int fs, const char *key, const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int r = fd < 0 ? -1 : fsconfig(fs, FSCONFIG_SET_FD, key, NULL, fd);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t off = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (off < len)
+		vsnprintf(buf + off, len - off, fmt, ap);
+	va_end(ap);
+}
+
+/* PATH as bwrap names a host path in mount options: resolved, under
+ * /oldroot, escaped. */
+static void append_oldroot(char *buf, size_t len, const char *path)
+{
+	char *real = realpath(path, NULL);
+	char escaped[2 * PATH_MAX];
+
+	bwrap_text_escape_option(escaped, sizeof(escaped), real ? real : path);
+	appendf(buf, len, "/oldroot%s", escaped);
+	free(real);
+}
+
+static size_t tmp_overlays_before(const struct mount_state *ms, size_t i)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < i; j++)
+		n += ms->plan->ops[j].kind == FS_TMP_OVERLAY;
+	return n;
+}
+
+/* The options bwrap gives mount(2) for overlay I, which its failure
+ * message quotes: the upper layer, then the lower ones, top first. */
+static void overlay_options(const struct mount_state *ms, size_t i, char *buf, size_t len)
+{
+	const struct fs_op *op = &ms->plan->ops[i];
+
+	buf[0] = '\0';
+	if (op->kind == FS_OVERLAY) {
+		appendf(buf, len, "upperdir=");
+		append_oldroot(buf, len, op->src);
+		appendf(buf, len, ",workdir=");
+		append_oldroot(buf, len, op->workdir);
+		appendf(buf, len, ",");
+	} else if (op->kind == FS_TMP_OVERLAY) {
+		size_t n = tmp_overlays_before(ms, i);
+
+		appendf(buf, len, "upperdir=/tmp-overlay-upper-%zu,workdir=/tmp-overlay-work-%zu,",
+			n, n);
+	}
+	appendf(buf, len, "lowerdir=");
+	for (size_t l = op->n_lower; l > 0; l--) {
+		appendf(buf, len, "%s", l < op->n_lower ? ":" : "");
+		append_oldroot(buf, len, op->lower[l - 1]);
+	}
+	appendf(buf, len, ",userxattr");
+}
+
+static int overlay_error(struct mount_state *ms, size_t i)
+{
+	const struct fs_op *op = &ms->plan->ops[i];
+	char opts[8192] = "";
+	int saved = errno;
+
+	if (ms->bwrap)
+		overlay_options(ms, i, opts, sizeof(opts));
+	errno = saved;
+	return op_error(ms, "overlay on", op->dest,
+			saved == ELOOP ? BW_OVERLAY_OVERLAP : BW_OVERLAY, op->dest, opts);
+}
+
+static int check_source(struct mount_state *ms, const char *path)
+{
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return op_error(ms, "overlay source", path, BW_FIND_SOURCE, path, NULL);
+	free(real);
+	return 0;
+}
+
+/* bwrap resolves an overlay's paths before anything is mounted: the
+ * upper and work directories, then the layers, top first. */
+static int check_overlay_sources(struct mount_state *ms, const struct fs_op *op)
+{
+	if (!ms->bwrap)
+		return 0;
+	if (op->kind == FS_OVERLAY &&
+	    (check_source(ms, op->src) < 0 || check_source(ms, op->workdir) < 0))
+		return -1;
+	for (size_t l = op->n_lower; l > 0; l--)
+		if (check_source(ms, op->lower[l - 1]) < 0)
+			return -1;
+	return 0;
 }
 
 static const char *attach_point(void);
@@ -238,10 +365,13 @@ static int overlay_tmp_layers(int fs, bool *attached)
 /* Overlays are assembled while host paths are visible. */
 static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 {
-	int fs = fsopen("overlay", FSOPEN_CLOEXEC);
-	int r = fs < 0 ? -1 : 0;
+	int fs, r;
 	bool tmp_attached = false;
 
+	if (check_overlay_sources(ms, op) < 0)
+		return -1;
+	fs = fsopen("overlay", FSOPEN_CLOEXEC);
+	r = fs < 0 ? -1 : 0;
 	if (r == 0 && fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
 		r = -1;
 	/* The last --overlay-src is the top layer (bwrap); lowerdir+ takes
@@ -249,8 +379,8 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 	for (size_t l = op->n_lower; l > 0 && r == 0; l--)
 		r = overlay_set_dir(fs, "lowerdir+", op->lower[l - 1]);
 	if (r == 0 && op->kind == FS_OVERLAY)
-		r = overlay_set_dir(fs, "upperdir", op->src) == 0 ?
-		    overlay_set_dir(fs, "workdir", op->workdir) : -1;
+		r = overlay_set_dir_fd(fs, "upperdir", op->src) == 0 ?
+		    overlay_set_dir_fd(fs, "workdir", op->workdir) : -1;
 	if (r == 0 && op->kind == FS_TMP_OVERLAY)
 		r = overlay_tmp_layers(fs, &tmp_attached);
 	if (r == 0)
@@ -269,7 +399,7 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 	if (fs >= 0)
 		close(fs);
 	if (r < 0 || ms->trees[i] < 0)
-		return mount_error(ms, "overlay on", op->dest);
+		return overlay_error(ms, i);
 	return 0;
 }
 
@@ -286,7 +416,7 @@ static int clone_sources(struct mount_state *ms)
 			break;
 		case FS_MIRROR: r = mirror_source(ms, op, i); break;
 		case FS_PROC: r = prepare_proc(ms, i); break;
-		case FS_DEV: r = prepare_dev_nodes(ms); break;
+		case FS_DEV: r = prepare_dev_nodes(ms, op); break;
 		default: break;
 		}
 		if (r < 0)
@@ -312,7 +442,7 @@ static int make_propagation_private(struct mount_state *ms)
 	};
 
 	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-		return mount_error(ms, "make private", "/");
+		return op_error(ms, "make private", "/", BW_MAKE_SLAVE, NULL, NULL);
 	return 0;
 }
 
@@ -340,10 +470,11 @@ static int attach_new_root(struct mount_state *ms)
 
 	ms->attach_point = attach_point();
 	if (root < 0)
-		return mount_error(ms, "new root tmpfs", "/");
+		return op_error(ms, "new root tmpfs", "/", BW_NEWROOT_TMPFS, NULL, NULL);
 	if (move_mount(root, "", AT_FDCWD, ms->attach_point, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
 		close(root);
-		return mount_error(ms, "attach new root on", ms->attach_point);
+		return op_error(ms, "attach new root on", ms->attach_point, BW_NEWROOT_BIND,
+				NULL, NULL);
 	}
 	close(root);
 	return reopen_root(ms);
@@ -364,10 +495,10 @@ static int reopen_root(struct mount_state *ms)
 static int pivot_into_root(struct mount_state *ms)
 {
 	if (fchdir(ms->root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
-		return mount_error(ms, "pivot_root to", "new root");
+		return op_error(ms, "pivot_root to", "new root", BW_PIVOT_ROOT, NULL, NULL);
 	/* The old root goes: nothing of the host is left but clones. */
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
-		return mount_error(ms, "detach", "old root");
+		return op_error(ms, "detach", "old root", BW_UNMOUNT_OLDROOT, NULL, NULL);
 	return 0;
 }
 
@@ -401,7 +532,8 @@ static void split_path(const char *dest, char *parent, size_t len, const char **
 		snprintf(parent, len, "/");
 }
 
-/* mkdir -p inside the root; returns an O_PATH fd of PATH. */
+/* mkdir -p inside the root, PATH with MODE and its missing parents with
+ * ms->parent_mode; returns an O_PATH fd of PATH. */
 static int make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 {
 	char parent[PATH_MAX];
@@ -414,7 +546,7 @@ static int make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 	split_path(path, parent, sizeof(parent), &leaf);
 	if (strcmp(parent, path) == 0 || !*leaf)
 		return -1;
-	pfd = make_dirs(ms, parent, 0755);
+	pfd = make_dirs(ms, parent, ms->parent_mode);
 	if (pfd < 0)
 		return -1;
 	if (mkdirat(pfd, leaf, mode) < 0 && errno != EEXIST) {
@@ -430,23 +562,36 @@ static int open_parent(struct mount_state *ms, const char *dest, const char **le
 	char parent[PATH_MAX];
 
 	split_path(dest, parent, sizeof(parent), leaf);
-	return make_dirs(ms, parent, 0755);
+	return make_dirs(ms, parent, ms->parent_mode);
 }
 
-/* Open DEST as a mount point, creating a directory or an empty file. */
-static int mount_point(struct mount_state *ms, const char *dest, bool dir)
+/* The directory PATH with MODE, its parents first; *FAILED says which
+ * step failed, in bwrap's terms. */
+static int make_dir(struct mount_state *ms, const char *path, mode_t mode,
+		    enum bwrap_text *failed)
 {
 	const char *leaf;
-	int fd = resolve(ms, dest, O_PATH);
-	int pfd;
+	int pfd = open_parent(ms, path, &leaf);
 
-	if (fd >= 0 || errno != ENOENT)
-		return fd;
-	if (dir)
-		return make_dirs(ms, dest, 0755);
-	pfd = open_parent(ms, dest, &leaf);
+	*failed = BW_MKDIR_PARENTS;
 	if (pfd < 0)
 		return -1;
+	close(pfd);
+	*failed = BW_MKDIR;
+	return make_dirs(ms, path, mode);
+}
+
+/* An empty file at DEST, its parents first (see make_dir). */
+static int make_file(struct mount_state *ms, const char *dest, enum bwrap_text *failed)
+{
+	const char *leaf;
+	int pfd = open_parent(ms, dest, &leaf);
+	int fd;
+
+	*failed = BW_MKDIR_PARENTS;
+	if (pfd < 0)
+		return -1;
+	*failed = BW_CREATE_FILE_AT;
 	fd = openat(pfd, leaf, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 	close(pfd);
 	if (fd < 0 && errno != EEXIST)
@@ -454,6 +599,35 @@ static int mount_point(struct mount_state *ms, const char *dest, bool dir)
 	if (fd >= 0)
 		close(fd);
 	return resolve(ms, dest, O_PATH);
+}
+
+/* bwrap mode refuses an existing mount point of the other kind as bwrap
+ * does, before mounting: a directory wanted where a file is, or the
+ * reverse. */
+static int check_kind(struct mount_state *ms, int fd, bool dir, enum bwrap_text *failed)
+{
+	struct stat st;
+
+	if (!ms->bwrap || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode) == dir)
+		return fd;
+	close(fd);
+	*failed = dir ? BW_MKDIR : BW_CREATE_FILE_AT;
+	errno = dir ? ENOTDIR : EISDIR;
+	return -1;
+}
+
+/* Open DEST as a mount point, creating a directory or an empty file. */
+static int mount_point(struct mount_state *ms, const char *dest, bool dir,
+		       enum bwrap_text *failed)
+{
+	int fd = resolve(ms, dest, O_PATH);
+
+	*failed = BW_MKDIR_PARENTS;	/* a parent that is no directory */
+	if (fd >= 0)
+		return check_kind(ms, fd, dir, failed);
+	if (errno != ENOENT)
+		return -1;
+	return dir ? make_dir(ms, dest, 0755, failed) : make_file(ms, dest, failed);
 }
 
 static bool same_file(int a, int b)
@@ -464,20 +638,57 @@ static bool same_file(int a, int b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int attach(struct mount_state *ms, int tree, const char *dest, bool dir)
-{
-	int fd = mount_point(ms, dest, dir);
-	bool on_root;
-	int r;
+/* bwrap's text for a failed mount: ID with A and B. */
+struct mount_text {
+	enum bwrap_text id;
+	const char *a, *b;
+};
 
-	if (fd < 0)
-		return mount_error(ms, "create mount point", dest);
-	r = move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+static int open_mount_point(struct mount_state *ms, const char *dest, bool dir)
+{
+	enum bwrap_text failed;
+	int fd = mount_point(ms, dest, dir, &failed);
+
+	return fd < 0 ? op_error(ms, "create mount point", dest, failed, dest, NULL) : fd;
+}
+
+/* Mount TREE on the mount point FD (which this closes). */
+static int attach_at(struct mount_state *ms, int tree, int fd, const char *dest,
+		     const struct mount_text *mt)
+{
+	bool on_root;
+	int r = move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+
 	on_root = r == 0 && same_file(fd, ms->root);
 	close(fd);
 	if (r < 0)
-		return mount_error(ms, "attach on", dest);
+		return op_error(ms, "attach on", dest, mt->id, mt->a, mt->b);
 	return on_root ? reopen_root(ms) : 0;
+}
+
+static int attach(struct mount_state *ms, int tree, const char *dest, bool dir,
+		  const struct mount_text *mt)
+{
+	int fd = open_mount_point(ms, dest, dir);
+
+	return fd < 0 ? -1 : attach_at(ms, tree, fd, dest, mt);
+}
+
+/* A new file system TREE (or its failure, in WHAT's words) on the mount
+ * point AT, which bwrap makes before mounting. */
+static int attach_new(struct mount_state *ms, int at, int tree, const char *dest,
+		      const char *what, const struct mount_text *mt)
+{
+	int r;
+
+	if (tree < 0) {
+		r = op_error(ms, what, dest, mt->id, mt->a, mt->b);
+		close(at);
+		return r;
+	}
+	r = attach_at(ms, tree, at, dest, mt);
+	close(tree);
+	return r;
 }
 
 static bool is_dir_fd(int fd)
@@ -487,14 +698,23 @@ static bool is_dir_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static bool is_overlay(const struct fs_op *op)
+{
+	return op->kind == FS_OVERLAY || op->kind == FS_TMP_OVERLAY ||
+	       op->kind == FS_RO_OVERLAY;
+}
+
 static int do_bind(struct mount_state *ms, struct fs_op *op, size_t i)
 {
 	int tree = ms->trees[i];
+	struct mount_text mt = { BW_BIND, op->src ? op->src : "", op->dest };
 	int r;
 
 	if (tree < 0)	/* a -try whose source is missing */
 		return 0;
-	r = attach(ms, tree, op->dest, is_dir_fd(tree));
+	if (is_overlay(op))
+		mt = (struct mount_text){ BW_OVERLAY, op->dest, "" };
+	r = attach(ms, tree, op->dest, is_dir_fd(tree), &mt);
 	close(tree);
 	ms->trees[i] = -1;
 	return r;
@@ -502,28 +722,26 @@ static int do_bind(struct mount_state *ms, struct fs_op *op, size_t i)
 
 static int do_tmpfs(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = make_tmpfs(op->has_perms ? op->perms : 0755, op->size);
-	int r;
+	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
+	int at = open_mount_point(ms, op->dest, true);
 
-	if (fd < 0)
-		return mount_error(ms, "new tmpfs for", op->dest);
-	r = attach(ms, fd, op->dest, true);
-	close(fd);
-	return r;
+	if (at < 0)
+		return -1;
+	return attach_new(ms, at, make_tmpfs(op->has_perms ? op->perms : 0755, op->size),
+			  op->dest, "new tmpfs for", &mt);
 }
 
 static int do_mqueue(struct mount_state *ms, struct fs_op *op)
 {
-	/* bwrap mounts mqueue without nosuid,nodev */
-	int fd = make_fs_attrs("mqueue", NULL, 0, ms->bwrap ? 0 :
-			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	int r;
+	struct mount_text mt = { BW_MOUNT_MQUEUE, op->dest, NULL };
+	int at = open_mount_point(ms, op->dest, true);
 
-	if (fd < 0)
-		return mount_error(ms, "new mqueue for", op->dest);
-	r = attach(ms, fd, op->dest, true);
-	close(fd);
-	return r;
+	if (at < 0)
+		return -1;
+	/* bwrap mounts mqueue without nosuid,nodev */
+	return attach_new(ms, at, make_fs_attrs("mqueue", NULL, 0, ms->bwrap ? 0 :
+						 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV),
+			  op->dest, "new mqueue for", &mt);
 }
 
 /* Bind a path of the new procfs onto itself read-only (or, with MASK,
@@ -572,60 +790,77 @@ static const char *const proc_ro_hutch[] = { "fs", "acpi", "scsi" };
 static int cover_proc(struct mount_state *ms, const char *dest)
 {
 	int procfd = resolve(ms, dest, O_PATH | O_DIRECTORY);
+	const char *failed = "";
 	int r = 0;
 
 	if (procfd < 0)
 		return mount_error(ms, "open", dest);
 	for (size_t i = 0; i < 4 && r == 0; i++)
-		r = cover_proc_path(procfd, proc_ro_bwrap[i]);
+		if ((r = cover_proc_path(procfd, proc_ro_bwrap[i])) < 0)
+			failed = proc_ro_bwrap[i];
 	for (size_t i = 0; i < 3 && r == 0 && !ms->bwrap; i++)
 		r = cover_proc_path(procfd, proc_ro_hutch[i]);
 	if (r == 0 && !ms->bwrap)
 		r = mask_proc_file(procfd, "kcore");
 	close(procfd);
 	if (r < 0)
-		return mount_error(ms, "make read-only under", dest);
+		return op_error(ms, "make read-only under", dest, BW_COVER_PROC, dest, failed);
 	return 0;
 }
 
 static int do_proc(struct mount_state *ms, struct fs_op *op, size_t i)
 {
-	int r = attach(ms, ms->trees[i], op->dest, true);
+	struct mount_text mt = { proc_text(ms), op->dest, NULL };
+	int r = attach(ms, ms->trees[i], op->dest, true, &mt);
 
 	close(ms->trees[i]);
 	ms->trees[i] = -1;
 	return r < 0 ? r : cover_proc(ms, op->dest);
 }
 
-static int make_symlink(struct mount_state *ms, const char *target, const char *dest)
+/* DEST exists where a link to TARGET was to be made: bwrap accepts a
+ * link with the same target, and says what is there instead. */
+static int existing_symlink(struct mount_state *ms, int pfd, const char *leaf,
+			    const char *target, const char *dest)
 {
 	char existing[PATH_MAX];
-	const char *leaf;
-	int pfd = open_parent(ms, dest, &leaf);
-	ssize_t n;
+	ssize_t n = readlinkat(pfd, leaf, existing, sizeof(existing) - 1);
+	enum bwrap_text id = errno == EINVAL ? BW_SYMLINK_NOT_LINK : BW_SYMLINK_UNREADABLE;
 
-	if (pfd < 0)
-		return mount_error(ms, "create parent of", dest);
-	if (symlinkat(target, pfd, leaf) == 0) {
-		close(pfd);
-		return 0;
-	}
-	/* bwrap accepts an existing link with the same target. */
-	n = errno == EEXIST ? readlinkat(pfd, leaf, existing, sizeof(existing) - 1) : -1;
-	close(pfd);
 	if (n >= 0 && (size_t)n == strlen(target) && memcmp(existing, target, (size_t)n) == 0)
 		return 0;
-	errno = n >= 0 ? EEXIST : errno;
-	return mount_error(ms, "symlink", dest);
+	if (n >= 0) {
+		existing[n] = '\0';
+		id = BW_SYMLINK_EXISTS;
+	}
+	errno = n >= 0 || !ms->bwrap ? EEXIST : errno;
+	return op_error(ms, "symlink", dest, id, dest, existing);
+}
+
+static int make_symlink(struct mount_state *ms, const char *target, const char *dest)
+{
+	const char *leaf;
+	int pfd = open_parent(ms, dest, &leaf);
+	int r = 0;
+
+	if (pfd < 0)
+		return op_error(ms, "create parent of", dest, BW_MKDIR_PARENTS, dest, NULL);
+	if (symlinkat(target, pfd, leaf) < 0)
+		r = errno == EEXIST ? existing_symlink(ms, pfd, leaf, target, dest) :
+		    op_error(ms, "symlink", dest, BW_SYMLINK, dest, NULL);
+	close(pfd);
+	return r;
 }
 
 static int dev_file(struct mount_state *ms, const char *dev, const char *name,
 		    int tree)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], host[PATH_MAX];
+	struct mount_text mt = { BW_BIND, host, path };
 
 	snprintf(path, sizeof(path), "%s/%s", dev, name);
-	return attach(ms, tree, path, false);
+	snprintf(host, sizeof(host), "/dev/%s", name);
+	return attach(ms, tree, path, false, &mt);
 }
 
 static int dev_devpts(struct mount_state *ms, const char *dev)
@@ -634,11 +869,12 @@ static int dev_devpts(struct mount_state *ms, const char *dev)
 		"newinstance", "", "ptmxmode", "0666", "mode", "620",
 	};
 	char path[PATH_MAX];
+	struct mount_text mt = { BW_MOUNT_DEVPTS, dev, NULL };
 	int fs, mnt, r;
 
 	fs = fsopen("devpts", FSOPEN_CLOEXEC);
 	if (fs < 0)
-		return mount_error(ms, "new devpts for", dev);
+		return op_error(ms, "new devpts for", dev, mt.id, dev, NULL);
 	r = fsconfig(fs, FSCONFIG_SET_FLAG, opts[0], NULL, 0);
 	for (int i = 2; i < 6 && r == 0; i += 2)
 		r = fsconfig(fs, FSCONFIG_SET_STRING, opts[i], opts[i + 1], 0);
@@ -647,9 +883,9 @@ static int dev_devpts(struct mount_state *ms, const char *dev)
 	mnt = r == 0 ? fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC) : -1;
 	close(fs);
 	if (mnt < 0)
-		return mount_error(ms, "new devpts for", dev);
+		return op_error(ms, "new devpts for", dev, mt.id, dev, NULL);
 	snprintf(path, sizeof(path), "%s/pts", dev);
-	r = attach(ms, mnt, path, true);
+	r = attach(ms, mnt, path, true, &mt);
 	close(mnt);
 	return r;
 }
@@ -664,12 +900,13 @@ static int do_dev(struct mount_state *ms, struct fs_op *op)
 {
 	char path[PATH_MAX];
 	int fd = make_tmpfs(0755, 0);
+	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
 	int r;
 
 	if (fd < 0)
-		return mount_error(ms, "new tmpfs for", op->dest);
+		return op_error(ms, "new tmpfs for", op->dest, mt.id, op->dest, NULL);
 	/* Device nodes must work in this tmpfs: no nodev on it. */
-	r = attach(ms, fd, op->dest, true);
+	r = attach(ms, fd, op->dest, true, &mt);
 	close(fd);
 	for (int i = 0; i < N_DEV_NODES && r == 0; i++)
 		r = dev_file(ms, op->dest, dev_nodes[i], ms->dev_nodes[i]);
@@ -679,7 +916,7 @@ static int do_dev(struct mount_state *ms, struct fs_op *op)
 	}
 	snprintf(path, sizeof(path), "%s/shm", op->dest);
 	if (r == 0 && (fd = make_dirs(ms, path, 0755)) < 0)
-		return mount_error(ms, "create", path);
+		return op_error(ms, "create", path, BW_DEV_SHM, op->dest, NULL);
 	if (r == 0)
 		close(fd);
 	return r == 0 ? dev_devpts(ms, op->dest) : r;
@@ -687,10 +924,11 @@ static int do_dev(struct mount_state *ms, struct fs_op *op)
 
 static int do_dir(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = make_dirs(ms, op->dest, op->has_perms ? op->perms : 0755);
+	enum bwrap_text failed;
+	int fd = make_dir(ms, op->dest, op->has_perms ? op->perms : 0755, &failed);
 
 	if (fd < 0)
-		return mount_error(ms, "create directory", op->dest);
+		return op_error(ms, "create directory", op->dest, failed, op->dest, NULL);
 	close(fd);
 	return 0;
 }
@@ -710,13 +948,13 @@ static int chmod_fd(int fd, mode_t mode)
 static int do_chmod(struct mount_state *ms, struct fs_op *op)
 {
 	int fd = resolve(ms, op->dest, O_PATH);
-	int r;
+	char mode[16];
+	int r = fd < 0 ? -1 : chmod_fd(fd, op->perms);
 
-	if (fd < 0)
-		return mount_error(ms, "chmod", op->dest);
-	r = chmod_fd(fd, op->perms);
-	close(fd);
-	return r < 0 ? mount_error(ms, "chmod", op->dest) : 0;
+	if (fd >= 0)
+		close(fd);
+	snprintf(mode, sizeof(mode), "%#o", (unsigned)op->perms);
+	return r < 0 ? op_error(ms, "chmod", op->dest, BW_CHMOD, mode, op->dest) : 0;
 }
 
 static int copy_fd(int from, int to)
@@ -735,17 +973,28 @@ static int copy_fd(int from, int to)
 	return n < 0 ? -1 : 0;
 }
 
+static int create_at(int dirfd, const char *leaf, mode_t mode)
+{
+	return openat(dirfd, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+/* Fill the new file FD from FROM and give it MODE. */
+static int fill_fd(int fd, mode_t mode, int from)
+{
+	int r = copy_fd(from, fd);
+
+	return r == 0 ? fchmod(fd, mode) : r;
+}
+
 /* Create DEST (or NAME in DIRFD) with MODE and fill it from FD. */
 static int fill_file_at(int dirfd, const char *leaf, mode_t mode, int from)
 {
-	int fd = openat(dirfd, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd = create_at(dirfd, leaf, mode);
 	int r;
 
 	if (fd < 0)
 		return -1;
-	r = copy_fd(from, fd);
-	if (r == 0)
-		r = fchmod(fd, mode);
+	r = fill_fd(fd, mode, from);
 	close(fd);
 	return r;
 }
@@ -753,16 +1002,20 @@ static int fill_file_at(int dirfd, const char *leaf, mode_t mode, int from)
 static int do_file(struct mount_state *ms, struct fs_op *op)
 {
 	const char *leaf;
+	mode_t mode = op->has_perms ? op->perms : 0666;
 	int pfd = open_parent(ms, op->dest, &leaf);
-	int r;
+	int fd, r;
 
 	if (pfd < 0)
-		return mount_error(ms, "create parent of", op->dest);
-	r = fill_file_at(pfd, leaf, op->has_perms ? op->perms : 0666, op->fd);
+		return op_error(ms, "create parent of", op->dest, BW_MKDIR_PARENTS, op->dest, NULL);
+	fd = create_at(pfd, leaf, mode);
 	close(pfd);
+	r = fd < 0 ? -1 : fill_fd(fd, mode, op->fd);
+	if (fd >= 0)
+		close(fd);
 	close(op->fd);
-	return r < 0 ? log_fail(ms->err, ms->errlen, "mounts", "Can't write data to file",
-				op->dest, errno) : 0;
+	return r < 0 ? op_error(ms, "Can't write data to file", op->dest,
+				fd < 0 ? BW_CREATE_FILE : BW_WRITE_DATA, op->dest, NULL) : 0;
 }
 
 /* --bind-data: the data lives in a private tmpfs of its own. */
@@ -770,14 +1023,15 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 {
 	int tmp = make_tmpfs(0755, 0);
 	int tree = -1, r = -1;
+	struct mount_text mt = { BW_BIND, "bindfile", op->dest };
 
 	if (tmp >= 0 && fill_file_at(tmp, "data", op->has_perms ? op->perms : 0600, op->fd) == 0)
 		tree = open_tree(tmp, "data", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	close(op->fd);
 	if (tree >= 0 && (!(op->flags & FS_READONLY) || set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0))
-		r = attach(ms, tree, op->dest, false);
+		r = attach(ms, tree, op->dest, false, &mt);
 	else
-		r = mount_error(ms, "Can't write data to file", op->dest);
+		r = op_error(ms, "Can't write data to file", op->dest, BW_WRITE_DATA, op->dest, NULL);
 	if (tree >= 0)
 		close(tree);
 	if (tmp >= 0)
@@ -785,16 +1039,33 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 	return r;
 }
 
+/* bwrap makes the parents of DEST even for --remount-ro. */
+static int remount_parents(struct mount_state *ms, const char *dest)
+{
+	const char *leaf;
+	int pfd = ms->bwrap ? open_parent(ms, dest, &leaf) : AT_FDCWD;
+
+	if (pfd < 0)
+		return op_error(ms, "create parent of", dest, BW_MKDIR_PARENTS, dest, NULL);
+	if (pfd != AT_FDCWD)
+		close(pfd);
+	return 0;
+}
+
 static int do_remount_ro(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = resolve(ms, op->dest, O_PATH);
-	int r;
+	int fd, r;
 
+	if (remount_parents(ms, op->dest) < 0)
+		return -1;
+	fd = resolve(ms, op->dest, O_PATH);
 	if (fd < 0)
-		return mount_error(ms, "remount read-only", op->dest);
+		return op_error(ms, "remount read-only", op->dest, BW_REMOUNT_RO_MISSING,
+				op->dest, NULL);
 	r = set_attrs(fd, MOUNT_ATTR_RDONLY, false);
 	close(fd);
-	return r < 0 ? mount_error(ms, "remount read-only", op->dest) : 0;
+	return r < 0 ? op_error(ms, "remount read-only", op->dest, BW_REMOUNT_RO, op->dest,
+				NULL) : 0;
 }
 
 static int do_mirror(struct mount_state *ms, struct fs_op *op, size_t i)
@@ -804,10 +1075,41 @@ static int do_mirror(struct mount_state *ms, struct fs_op *op, size_t i)
 	return do_bind(ms, op, i);
 }
 
+/* The mode bwrap records for an operation: its --perms, or the kind's
+ * default, or 0 for the kinds that create nothing with a mode. */
+static mode_t bwrap_op_mode(const struct fs_op *op)
+{
+	if (op->has_perms)
+		return op->perms;
+	switch (op->kind) {
+	case FS_TMPFS: case FS_DIR: return 0755;
+	case FS_FILE: return 0666;
+	case FS_BIND_DATA: return 0600;
+	default: return 0;
+	}
+}
+
+/* The parent directories an operation creates: 0755; in bwrap mode, as
+ * bwrap makes them, closed to the group where the operation's mode has
+ * no group bit, likewise to others. */
+static mode_t parent_mode(const struct mount_state *ms, const struct fs_op *op)
+{
+	mode_t perms = bwrap_op_mode(op), mode = 0755;
+
+	if (!ms->bwrap)
+		return mode;
+	if (!(perms & 070))
+		mode &= ~050u;
+	if (!(perms & 07))
+		mode &= ~05u;
+	return mode;
+}
+
 static int do_op(struct mount_state *ms, size_t i)
 {
 	struct fs_op *op = &ms->plan->ops[i];
 
+	ms->parent_mode = parent_mode(ms, op);
 	switch (op->kind) {
 	case FS_BIND: case FS_BIND_FD: return do_bind(ms, op, i);
 	case FS_OVERLAY: case FS_TMP_OVERLAY: case FS_RO_OVERLAY: return do_bind(ms, op, i);
@@ -835,6 +1137,7 @@ void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, siz
 	ms->errlen = errlen;
 	ms->root = -1;
 	ms->private_proc = -1;
+	ms->parent_mode = 0755;
 	ms->trees = xreallocarray(NULL, plan->n_ops, sizeof(int));
 	ms->links = xreallocarray(NULL, plan->n_ops, sizeof(char *));
 	for (size_t i = 0; i < plan->n_ops; i++) {
@@ -869,8 +1172,7 @@ static int enter_cwd(struct mount_state *ms, const char *old_cwd)
 
 	if (dir) {
 		if (chdir(dir) < 0)
-			return log_fail(ms->err, ms->errlen, "mounts",
-					ms->bwrap ? "Can't chdir to" : "chdir", dir, errno);
+			return op_error(ms, "chdir", dir, BW_CHDIR, dir, NULL);
 		return 0;
 	}
 	/* Like bwrap: stay in the same directory if the sandbox has it. */
@@ -879,7 +1181,7 @@ static int enter_cwd(struct mount_state *ms, const char *old_cwd)
 	return chdir("/") < 0 ? mount_error(ms, "chdir", "/") : 0;
 }
 
-int mounts_build(struct mount_state *ms)
+static int build_tree(struct mount_state *ms)
 {
 	char old_cwd[PATH_MAX];
 
@@ -896,4 +1198,15 @@ int mounts_build(struct mount_state *ms)
 	if (pivot_into_root(ms) < 0)
 		return -1;
 	return enter_cwd(ms, old_cwd);
+}
+
+/* bwrap builds the tree with umask 0: modes are exactly those asked. */
+int mounts_build(struct mount_state *ms)
+{
+	mode_t umask_before = ms->bwrap ? umask(0) : 0;
+	int r = build_tree(ms);
+
+	if (ms->bwrap)
+		umask(umask_before);
+	return r;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "plan.h"
 
 #define N_DEV_NODES 6
@@ -17,6 +18,8 @@ struct mount_state {
 	int root;		/* O_PATH fd of the new root */
 	const char *attach_point; /* where it hangs until pivot_root */
 	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
+	mode_t parent_mode;	/* of the parent directories the operation
+				   being carried out creates */
 	char *err;
 	size_t errlen;
 };

@@ -105,6 +105,7 @@ fixtures() {
 	"$T/bpf" uname 1 >"$T/fix/deny-uname.bpf"
 	"$T/bpf" mkdir 28 mkdirat 28 >"$T/fix/deny-mkdir.bpf"
 	printf 'abc' >"$T/fix/short.bpf"
+	: >"$T/fix/empty.bpf"
 }
 
 # run_prog PROG ARGS...: PROG as $AS, with the fixture fds; $T/out,
@@ -115,7 +116,7 @@ run_prog() {
 		7<"$T/fix/args" 8<"$T/fix/deny-uname.bpf" 9>"$T/json" 10<"$T/fix/dir" \
 		11<"$T/fix/args-nested" 12<"${NS_USER:-/dev/null}" 13<"${NS_PID:-/dev/null}" \
 		14>"$T/info" 15<"$T/fix/args-cmd" 16<"${NS_USER2:-/dev/null}" \
-		17<"$T/fix/short.bpf" 18<"$T/fix/deny-mkdir.bpf" || rc=$?
+		17<"$T/fix/short.bpf" 18<"$T/fix/deny-mkdir.bpf" 19<"$T/fix/empty.bpf" || rc=$?
 	echo "$rc"
 }
 
@@ -276,6 +277,55 @@ rows_errors() {
 }
 test_bwrap_errors() { table rows_errors; }
 
+# bwrap's words for the failures a caller can hit (sandbox/bwrap_text.c),
+# where bwrap 0.8.0 and 0.11.1 say the same.
+LONG_NAME=$(printf 'x%.0s' $(seq 70))
+rows_messages() {
+	same $R --ro-bind /etc/hostname /usr/newfile true
+	same $R --tmpfs /usr/newdir true
+	same $R --dir /usr/a/b true
+	same $R --dir /etc/hostname true
+	same $R --bind /etc /etc/hostname true
+	same $R --bind /etc/hostname /usr true
+	same $R --chmod 0755 /no/such true
+	same $R --remount-ro /no/such true
+	same $R --tmpfs /tmp --remount-ro /tmp/a/b true
+	same $R --file 3 /usr/newfile true
+	same $R --bind-data 3 /usr/x true
+	same $R --mqueue /dev/mqueue true
+	same $R --tmpfs /tmp --mqueue /tmp/mq true
+	same $R --dev /usr/dev true
+	same $R --proc /usr/proc true
+	same $R --unshare-uts --hostname "$LONG_NAME" true
+	same $R --seccomp 19 true
+	same $R --add-seccomp-fd 18 --add-seccomp-fd 18 true
+	# The id maps, over the read-only /proc of an outer sandbox.
+	same $R @ /proc/self/exe --ro-bind / / --clearenv env
+	# No new procfs where /proc is not wholly visible (callers retry
+	# without --proc on this message).
+	same $R --unshare-pid --proc /proc --ro-bind /proc/sys /proc/sys \
+		@ /proc/self/exe --ro-bind / / --unshare-pid --proc /proc true
+}
+test_bwrap_messages() { table rows_messages; }
+
+# The texts of bwrap 0.11.1 where 0.8.0 says something else.
+check_texts_of_0_11() {
+	local rc
+	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --symlink a /tmp/l --symlink b /tmp/l true)
+	assert_eq "1 bwrap: Can't make symlink at /tmp/l: existing destination is a" \
+		"$rc $(cat "$T/err")" "conflicting --symlink"
+	rc=$(run_prog "$T/bwrap" $R --symlink a /etc/hostname true)
+	assert_eq "1 bwrap: Can't make symlink at /etc/hostname: destination exists and is not a symlink" \
+		"$rc $(cat "$T/err")" "--symlink over a file"
+	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --overlay-src /no/lower --tmp-overlay /tmp/o true)
+	assert_eq "1 bwrap: Can't find source path /no/lower: No such file or directory" \
+		"$rc $(cat "$T/err")" "missing overlay layer"
+	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --overlay-src /usr --overlay-src /usr --tmp-overlay /tmp/o true)
+	assert_eq "1 bwrap: Can't make overlay mount on /newroot/tmp/o with options upperdir=/tmp-overlay-upper-0,workdir=/tmp-overlay-work-0,lowerdir=/oldroot/usr:/oldroot/usr,userxattr: Overlay directories may not overlap" \
+		"$rc $(cat "$T/err")" "overlay failure"
+}
+test_bwrap_texts_of_0_11() { fixtures; for_each_caller check_texts_of_0_11; }
+
 # The usage line and status, and the options bwrap 0.8.0 lists (see the
 # top of this file).
 usage_line() { outcome "$@" | sed -n '1,2p'; }
@@ -334,6 +384,12 @@ rows_fs() {
 	same --tmpfs / --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib \
 		--symlink usr/lib64 /lib64 --proc /proc --dev /dev @ sh -c 'ls /; ls /dev'
 	same $R --dev-bind / / --tmpfs /tmp @ sh -c 'echo ok >/dev/null && echo ok'
+	# The modes of the parents each operation creates, with the umask
+	# out of play (bwrap builds with umask 0).
+	same $R --tmpfs /tmp --ro-bind /usr /tmp/a/b --symlink x /tmp/s/l --dev /tmp/d/e \
+		--tmpfs /tmp/m/n --dir /tmp/r/s --file 3 /tmp/f/g --bind-data 4 /tmp/h/i \
+		--perms 0750 --dir /tmp/x/y --perms 0604 --dir /tmp/z/w --perms 0777 --dir /tmp/u \
+		@ stat -c '%a %n' /tmp/a /tmp/s /tmp/d /tmp/m /tmp/r /tmp/f /tmp/h /tmp/x /tmp/z /tmp/u
 }
 test_bwrap_fs_results() { table rows_fs; }
 
