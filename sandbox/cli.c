@@ -2,9 +2,11 @@
  * command line and from profiles alike (one grammar, not two). */
 #define _GNU_SOURCE
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -558,14 +560,36 @@ static int apply_octal(struct apply_ctx *a, const char *s, mode_t *mode)
 	return 0;
 }
 
+/* bwrap's rules: any base strtoull reads, a digit first, not 0, at most
+ * half the address space. */
 static int apply_size(struct apply_ctx *a)
 {
-	long long v = parse_uint(a->rec->args[0], 1LL << 62);
+	const char *s = a->rec->args[0];
+	unsigned long long v;
+	char *end;
 
-	if (v <= 0)
+	if (a->plan->next_size)
+		return fail(a, "--size given twice for the same action");
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || !isdigit((unsigned char)s[0]) || *end || v == 0)
 		return fail(a, "--size takes a non-zero number of bytes");
-	a->plan->next_size = (unsigned long long)v;
+	if (v > SIZE_MAX / 2)
+		return fail(a, "--size (for tmpfs) is limited to %zu", SIZE_MAX / 2);
+	a->plan->next_size = v;
 	return 0;
+}
+
+static int apply_perms(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	int r;
+
+	if (plan->have_next_perms)
+		return fail(a, "--perms given twice for the same action");
+	r = apply_octal(a, a->rec->args[0], &plan->next_perms);
+	plan->have_next_perms = r == 0;
+	return r;
 }
 
 static int apply_chmod(struct apply_ctx *a)
@@ -671,6 +695,33 @@ static void replace_str(char **field, const char *value)
 	*field = xstrdup(value);
 }
 
+/* bwrap warns when an option that holds one value comes again. */
+static void warn_if_again(struct apply_ctx *a, bool again)
+{
+	char msg[96];
+
+	if (!again || a->plan->mode != MODE_BWRAP)
+		return;
+	snprintf(msg, sizeof(msg), "Only the last --%s option will take effect",
+		 spec_by_key(a->rec->key)->name);
+	log_warning(a->plan->prog, msg);
+}
+
+static int apply_once_str(struct apply_ctx *a, char **field)
+{
+	warn_if_again(a, *field != NULL);
+	replace_str(field, a->rec->args[0]);
+	return 0;
+}
+
+static int apply_argv0(struct apply_ctx *a)
+{
+	if (a->plan->argv0 && a->plan->mode == MODE_BWRAP)
+		return fail(a, "--argv0 used multiple times");
+	replace_str(&a->plan->argv0, a->rec->args[0]);
+	return 0;
+}
+
 static int apply_namespace(struct plan *plan, int key)
 {
 	switch (key) {
@@ -749,15 +800,17 @@ static int apply_process(struct apply_ctx *a)
 	char *const *args = a->rec->args;
 
 	switch (a->rec->key) {
-	case OPT_UID: plan->uid_set = true; return apply_id(a, &plan->uid);
-	case OPT_GID: plan->gid_set = true; return apply_id(a, &plan->gid);
-	case OPT_HOSTNAME: replace_str(&plan->hostname, args[0]); return 0;
-	case OPT_CHDIR: replace_str(&plan->chdir, args[0]); return 0;
+	case OPT_UID: warn_if_again(a, plan->uid_set); plan->uid_set = true;
+		return apply_id(a, &plan->uid);
+	case OPT_GID: warn_if_again(a, plan->gid_set); plan->gid_set = true;
+		return apply_id(a, &plan->gid);
+	case OPT_HOSTNAME: return apply_once_str(a, &plan->hostname);
+	case OPT_CHDIR: return apply_once_str(a, &plan->chdir);
 	case OPT_SETENV: return plan_setenv(plan, args[0], args[1]);
 	case OPT_UNSETENV: plan_unsetenv(plan, args[0]); return 0;
 	case OPT_CLEARENV: plan_clearenv(plan); return 0;
 	case OPT_KEEP_ENV: return apply_keep_env(a);
-	case OPT_ARGV0: replace_str(&plan->argv0, args[0]); return 0;
+	case OPT_ARGV0: return apply_argv0(a);
 	case OPT_DIE_WITH_PARENT: plan->die_with_parent = true; return 0;
 	case OPT_NEW_SESSION: plan->new_session = true; return 0;
 	case OPT_AS_PID_1: plan->as_pid_1 = true; return 0;
@@ -784,11 +837,7 @@ static int apply_hutch(struct apply_ctx *a)
 	case OPT_HELP: plan->show_help = true; return 0;
 	case OPT_VERSION: plan->show_version = true; return 0;
 	case OPT_PROFILE: return 0;	/* applied before the others */
-	case OPT_PERMS: {
-		int r = apply_octal(a, a->rec->args[0], &plan->next_perms);
-		plan->have_next_perms = r == 0;
-		return r;
-	}
+	case OPT_PERMS: return apply_perms(a);
 	case OPT_SIZE: return apply_size(a);
 	default: return 1;
 	}
@@ -796,6 +845,7 @@ static int apply_hutch(struct apply_ctx *a)
 
 static int apply_int_fd(struct apply_ctx *a, int *field)
 {
+	warn_if_again(a, *field >= 0);
 	return parse_fd(a, a->rec->args[0], field);
 }
 
@@ -879,8 +929,8 @@ static int apply_protocol(struct apply_ctx *a)
 	case OPT_TMP_OVERLAY: return apply_overlay(a, FS_TMP_OVERLAY);
 	case OPT_RO_OVERLAY: return apply_overlay(a, FS_RO_OVERLAY);
 	case OPT_LEVEL_PREFIX: take_level_prefix(plan); return 0;
-	case OPT_EXEC_LABEL: replace_str(&plan->exec_label, args[0]); return 0;
-	case OPT_FILE_LABEL: replace_str(&plan->file_label, args[0]); return 0;
+	case OPT_EXEC_LABEL: return apply_once_str(a, &plan->exec_label);
+	case OPT_FILE_LABEL: return apply_once_str(a, &plan->file_label);
 	case OPT_DISABLE_USERNS: plan->disable_userns = true; return 0;
 	case OPT_ASSERT_USERNS_DISABLED: plan->assert_userns_disabled = true; return 0;
 	default: return 1;
@@ -1054,35 +1104,60 @@ static int apply_interaction(struct apply_ctx *a)
 	}
 }
 
+/* As bwrap: what --perms, --size and --overlay-src set must be taken by
+ * the option that follows them. */
+static int check_pending(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	int key = a->rec->key;
+
+	if (key == OPT_PERMS || key == OPT_SIZE)
+		return 0;
+	if (plan->have_next_perms)
+		return fail(a, "--perms must be followed by an option that creates a file");
+	if (plan->next_size)
+		return fail(a, "--size must be followed by --tmpfs");
+	if (key != OPT_OVERLAY_SRC && plan->n_overlay_srcs > 0)
+		return fail(a, "--overlay-src must be followed by another --overlay-src "
+			    "or one of --overlay, --tmp-overlay, or --ro-overlay");
+	return 0;
+}
+
+static int apply_option(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	const struct option_record *rec = a->rec;
+	int r;
+
+	if (apply_namespace(plan, rec->key) == 0)
+		return 0;
+	r = apply_fs(a);
+	if (r <= 0)
+		return r;
+	r = apply_process(a);
+	if (r <= 0)
+		return r;
+	r = apply_hutch(a);
+	if (r <= 0)
+		return r;
+	r = apply_protocol(a);
+	if (r <= 0)
+		return r;
+	r = apply_limits(a);
+	if (r <= 0)
+		return r;
+	r = apply_interaction(a);
+	if (r <= 0)
+		return r;
+	return fail(a, "internal error: option %s has no meaning", rec->origin);
+}
+
 int cli_apply(struct plan *plan, const struct option_record *rec,
 	      char *const *envp, char *err, size_t errlen)
 {
 	struct apply_ctx a = { plan, rec, envp, err, errlen };
-	int r;
 
-	if (plan->next_size && rec->key != OPT_TMPFS)
-		return fail(&a, "--size must be followed by --tmpfs");
-	if (apply_namespace(plan, rec->key) == 0)
-		return 0;
-	r = apply_fs(&a);
-	if (r <= 0)
-		return r;
-	r = apply_process(&a);
-	if (r <= 0)
-		return r;
-	r = apply_hutch(&a);
-	if (r <= 0)
-		return r;
-	r = apply_protocol(&a);
-	if (r <= 0)
-		return r;
-	r = apply_limits(&a);
-	if (r <= 0)
-		return r;
-	r = apply_interaction(&a);
-	if (r <= 0)
-		return r;
-	return fail(&a, "internal error: option %s has no meaning", rec->origin);
+	return apply_option(&a) < 0 ? -1 : check_pending(&a);
 }
 
 void cli_help(const struct plan *plan, FILE *out)

@@ -190,8 +190,11 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	       char *err, size_t errlen);
 void plan_free(struct plan *plan);
 
-/* Build helpers used by the option table. */
+/* Build helpers used by the option table.  A new operation takes the
+ * pending --perms if it creates something with a mode (see
+ * plan_kind_takes_perms), and a tmpfs the pending --size. */
 struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind);
+bool plan_kind_takes_perms(enum fs_kind kind);
 int plan_setenv(struct plan *plan, const char *name, const char *value);
 void plan_unsetenv(struct plan *plan, const char *name);
 void plan_clearenv(struct plan *plan);

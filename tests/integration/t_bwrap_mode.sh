@@ -274,6 +274,13 @@ rows_errors() {
 	same $R --add-seccomp-fd 18 --seccomp 8 true
 	same $R --exec-label system_u:system_r:bin_t:s0 true
 	same $R --file-label system_u:object_r:tmp_t:s0 true
+	# --perms and --size: once each, taken by the next option.
+	same $R --perms 0640 --perms 0640 --tmpfs /tmp true
+	same $R --size 1048576 --size 1048576 --tmpfs /tmp true
+	same $R --perms 0700 --ro-bind /usr /mnt true
+	same $R --size 18446744073709551615 --tmpfs /tmp true
+	same $R --size 123bogus --tmpfs /tmp true
+	same $R --size ' 1' --tmpfs /tmp true
 }
 test_bwrap_errors() { table rows_errors; }
 
@@ -317,6 +324,14 @@ check_texts_of_0_11() {
 	rc=$(run_prog "$T/bwrap" $R --symlink a /etc/hostname true)
 	assert_eq "1 bwrap: Can't make symlink at /etc/hostname: destination exists and is not a symlink" \
 		"$rc $(cat "$T/err")" "--symlink over a file"
+	rc=$(run_prog "$T/bwrap" $R --level-prefix --chdir / --chdir / true)
+	assert_eq "0 <4>bwrap: Only the last --chdir option will take effect" \
+		"$rc $(cat "$T/err")" "a warning under --level-prefix"
+	rc=$(run_prog "$T/bwrap" $R --argv0 a --argv0 b true)
+	assert_eq "1 bwrap: --argv0 used multiple times" "$rc $(cat "$T/err")" "--argv0 twice"
+	rc=$(run_prog "$T/bwrap" $R --overlay-src /usr --tmpfs /tmp --tmp-overlay /mnt true)
+	assert_eq "1 bwrap: --overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or --ro-overlay" \
+		"$rc $(cat "$T/err")" "--overlay-src, then another option"
 	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --overlay-src /no/lower --tmp-overlay /tmp/o true)
 	assert_eq "1 bwrap: Can't find source path /no/lower: No such file or directory" \
 		"$rc $(cat "$T/err")" "missing overlay layer"
@@ -398,6 +413,13 @@ rows_ids_env() {
 	same $R --unshare-user --uid 0 --gid 0 @ $STATUS
 	SKIP=CapBnd same $R --unshare-user --uid 1234 --gid 567 @ $STATUS
 	same $R --unshare-uts --hostname box @ hostname
+	# Options holding one value, given twice: bwrap's warning.
+	same $R --unshare-uts --hostname a --hostname box @ hostname
+	SKIP=CapBnd same $R --unshare-user --uid 0 --uid 5 --gid 0 --gid 6 @ id
+	same $R --chdir / --chdir /usr @ pwd
+	same $R --info-fd 14 --info-fd 14 --sync-fd 3 --sync-fd 3 --block-fd 5 --block-fd 5 @ true
+	same $R --tmpfs /tmp --size 0x100000 --perms 01777 --tmpfs /tmp/t \
+		@ sh -c 'stat -c %a /tmp/t; df --output=size --block-size=1K /tmp/t | tail -n 1'
 	same $R --unshare-net @ sh -c 'cut -d: -f1 /proc/net/dev | tail -n +3'
 	same $R --clearenv --setenv A 1 --setenv B 2 --unsetenv A @ env
 	same $R --setenv A 1 --clearenv @ env
