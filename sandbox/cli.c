@@ -613,6 +613,7 @@ static int apply_cap(struct apply_ctx *a, bool add)
 	if (cap == -1)
 		return fail(a, "unknown cap: %s", a->rec->args[0]);
 	bits = cap == -2 ? ~0ULL : 1ULL << cap;
+	a->plan->caps_given = true;
 	if (add) {
 		a->plan->caps_add |= bits;
 		a->plan->caps_drop &= ~bits;

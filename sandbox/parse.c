@@ -234,10 +234,12 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
 		plan->seccomp_policy = xstrdup("default");
-	/* bwrap keeps a root sandbox the capabilities its caller holds,
-	 * unless told otherwise; hutch mode never does. */
-	if (r == 0 && plan->mode == MODE_BWRAP && plan->uid == 0 && plan->caller_uid == 0)
-		plan->caps_add |= policy_permitted_caps();
+	/* bwrap starts a root caller's sandbox from the capabilities the
+	 * caller holds (--cap-add and --cap-drop change them; a COMMAND
+	 * that is not uid 0 loses them at execve unless they are ambient);
+	 * hutch mode never does. */
+	if (r == 0 && plan->mode == MODE_BWRAP && plan->caller_uid == 0)
+		plan->caps_add |= policy_effective_caps();
 	records_free(&cl);
 	return r;
 }

@@ -123,6 +123,7 @@ struct plan {
 	size_t n_syscall_rules;
 	unsigned long long caps_add; /* bit per capability */
 	unsigned long long caps_drop;
+	bool caps_given;	/* any --cap-add or --cap-drop */
 	int *pass_fds;		/* fds COMMAND keeps besides 0, 1, 2 */
 	size_t n_pass_fds;
 	int listen_fds;		/* --listen-fds: how many, from 3 on */
