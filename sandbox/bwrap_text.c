@@ -52,6 +52,7 @@ static const struct {
 	[BW_TMP_OVERLAY_WORK] = { "Creating --tmp-overlay workdir failed", ERRNO },
 	[BW_COVER_PROC] = { "Can't bind mount /newroot/%r1/%2 on /newroot/%r1/%2: "
 			    "Unable to mount source on destination", MOUNT },
+	[BW_PROC_ACCESS] = { "Can't access /newroot/%r1/%2", ERRNO },
 	[BW_DEV_FILE] = { "Can't create file %1/%2", ERRNO },
 	[BW_DEV_SYMLINK] = { "Can't create symlink %1/%2", ERRNO },
 	[BW_DEV_SHM] = { "Can't create %1/shm", ERRNO },

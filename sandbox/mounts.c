@@ -747,7 +747,10 @@ static int do_mqueue(struct mount_state *ms, struct fs_op *op)
 /* Bind a path of the new procfs onto itself read-only (or, with MASK,
  * cover it with an empty read-only tmpfs): sysctls and kernel knobs must
  * not be writable by a caller who is root, mapped to root. */
-static int cover_proc_path(int procfd, const char *name)
+/* hutch mode makes a cover noexec too; bwrap's bind of the path onto
+ * itself keeps what the procfs has (noexec for a new one, not for the
+ * host's). */
+static int cover_proc_path(int procfd, const char *name, bool noexec)
 {
 	int tree = open_tree(procfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	int r;
@@ -755,7 +758,7 @@ static int cover_proc_path(int procfd, const char *name)
 	if (tree < 0)
 		return errno == ENOENT ? 0 : -1;
 	r = set_attrs(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-		      MOUNT_ATTR_NOEXEC, true);
+		      (noexec ? MOUNT_ATTR_NOEXEC : 0), true);
 	if (r == 0)
 		r = move_mount(tree, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH);
 	close(tree);
@@ -787,6 +790,18 @@ static int mask_proc_file(int procfd, const char *name)
 static const char *const proc_ro_bwrap[] = { "sys", "sysrq-trigger", "irq", "bus" };
 static const char *const proc_ro_hutch[] = { "fs", "acpi", "scsi" };
 
+/* hutch mode covers every one of proc_ro_bwrap.  bwrap covers only those
+ * it could write (for a caller that is not root, none): a procfs with
+ * covers is not wholly visible, and the kernel then refuses a new procfs
+ * inside (unshare --mount-proc, a nested sandbox with --proc).  Returns
+ * 1 to cover, 0 not to, -1 (errno set) when access(2) fails otherwise. */
+static int wants_cover(const struct mount_state *ms, int procfd, const char *name)
+{
+	if (!ms->bwrap || faccessat(procfd, name, W_OK, 0) == 0)
+		return 1;
+	return errno == EACCES || errno == ENOENT || errno == EROFS ? 0 : -1;
+}
+
 static int cover_proc(struct mount_state *ms, const char *dest)
 {
 	int procfd = resolve(ms, dest, O_PATH | O_DIRECTORY);
@@ -795,11 +810,20 @@ static int cover_proc(struct mount_state *ms, const char *dest)
 
 	if (procfd < 0)
 		return mount_error(ms, "open", dest);
-	for (size_t i = 0; i < 4 && r == 0; i++)
-		if ((r = cover_proc_path(procfd, proc_ro_bwrap[i])) < 0)
+	for (size_t i = 0; i < 4 && r == 0; i++) {
+		int wanted = wants_cover(ms, procfd, proc_ro_bwrap[i]);
+
+		if (wanted < 0) {
+			r = op_error(ms, "access", proc_ro_bwrap[i], BW_PROC_ACCESS, dest,
+				     proc_ro_bwrap[i]);
+			close(procfd);
+			return r;
+		}
+		if (wanted && (r = cover_proc_path(procfd, proc_ro_bwrap[i], !ms->bwrap)) < 0)
 			failed = proc_ro_bwrap[i];
+	}
 	for (size_t i = 0; i < 3 && r == 0 && !ms->bwrap; i++)
-		r = cover_proc_path(procfd, proc_ro_hutch[i]);
+		r = cover_proc_path(procfd, proc_ro_hutch[i], true);
 	if (r == 0 && !ms->bwrap)
 		r = mask_proc_file(procfd, "kcore");
 	close(procfd);
