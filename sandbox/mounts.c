@@ -192,6 +192,26 @@ static int prepare_proc(struct mount_state *ms, size_t i)
 	return 0;
 }
 
+/* bwrap binds the terminal on its stdout, if any, on /dev/console: the
+ * sandbox can write there anyway, and ttyname() then works inside. */
+static int prepare_console(struct mount_state *ms, const struct fs_op *op)
+{
+	char dest[PATH_MAX];
+	const char *tty = ms->bwrap && ms->console < 0 && isatty(STDOUT_FILENO) ?
+			  ttyname(STDOUT_FILENO) : NULL;
+
+	if (!tty || !*tty)
+		return 0;
+	snprintf(dest, sizeof(dest), "%s/console", op->dest);
+	ms->console_src = xstrdup(tty);
+	ms->console = open_tree(AT_FDCWD, tty, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (ms->console < 0)
+		return op_error(ms, "clone terminal", tty, BW_BIND, tty, dest);
+	if (set_attrs(ms->console, MOUNT_ATTR_NOSUID, false) < 0)
+		return op_error(ms, "set attributes of", tty, BW_BIND_FLAGS, tty, dest);
+	return 0;
+}
+
 static int prepare_dev_nodes(struct mount_state *ms, const struct fs_op *op)
 {
 	for (int i = 0; i < N_DEV_NODES; i++) {
@@ -208,7 +228,7 @@ static int prepare_dev_nodes(struct mount_state *ms, const struct fs_op *op)
 		if (set_attrs(ms->dev_nodes[i], MOUNT_ATTR_NOSUID, false) < 0)
 			return op_error(ms, "set attributes of", path, BW_BIND_FLAGS, path, dest);
 	}
-	return 0;
+	return prepare_console(ms, op);
 }
 
 static int overlay_set_dir(int fs, const char *key, const char *path)
@@ -920,6 +940,17 @@ static const char *const dev_links[][2] = {
 	{ "/proc/self/fd/2", "stderr" }, { "/proc/kcore", "core" },
 };
 
+static int dev_console(struct mount_state *ms, const char *dev)
+{
+	char path[PATH_MAX];
+	struct mount_text mt = { BW_BIND, ms->console_src, path };
+
+	if (ms->console < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/console", dev);
+	return attach(ms, ms->console, path, false, &mt);
+}
+
 static int do_dev(struct mount_state *ms, struct fs_op *op)
 {
 	char path[PATH_MAX];
@@ -943,7 +974,9 @@ static int do_dev(struct mount_state *ms, struct fs_op *op)
 		return op_error(ms, "create", path, BW_DEV_SHM, op->dest, NULL);
 	if (r == 0)
 		close(fd);
-	return r == 0 ? dev_devpts(ms, op->dest) : r;
+	if (r == 0)
+		r = dev_devpts(ms, op->dest);
+	return r == 0 ? dev_console(ms, op->dest) : r;
 }
 
 static int do_dir(struct mount_state *ms, struct fs_op *op)
@@ -1170,6 +1203,7 @@ void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, siz
 	}
 	for (int i = 0; i < N_DEV_NODES; i++)
 		ms->dev_nodes[i] = -1;
+	ms->console = -1;
 }
 
 void mounts_release(struct mount_state *ms)
@@ -1182,6 +1216,10 @@ void mounts_release(struct mount_state *ms)
 	for (int i = 0; i < N_DEV_NODES; i++)
 		if (ms->dev_nodes[i] >= 0)
 			close(ms->dev_nodes[i]);
+	if (ms->console >= 0)
+		close(ms->console);
+	free(ms->console_src);
+	ms->console_src = NULL;
 	if (ms->root >= 0)
 		close(ms->root);
 	free(ms->trees);

@@ -15,6 +15,8 @@ struct mount_state {
 	int *trees;		/* per op: cloned source or new mount, or -1 */
 	char **links;		/* per op: --mirror of a host symlink */
 	int dev_nodes[N_DEV_NODES];
+	int console;		/* bwrap mode: the caller's terminal, or -1 */
+	char *console_src;	/* its path on the host */
 	int root;		/* O_PATH fd of the new root */
 	const char *attach_point; /* where it hangs until pivot_root */
 	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */

@@ -329,6 +329,23 @@ check_texts_of_0_11() {
 }
 test_bwrap_texts_of_0_11() { fixtures; for_each_caller check_texts_of_0_11; }
 
+# With a terminal on stdout, --dev binds it on /dev/console, so that tty
+# works inside: both run under script(1), which gives them a terminal.
+CONSOLE_PROBE='tty; ls -l /dev/console | cut -c1-10; grep " /dev/console " /proc/self/mountinfo | cut -d" " -f5-'
+on_terminal() {
+	$AS script -qec "$1 --ro-bind / / --dev /dev sh -c '$CONSOLE_PROBE'" /dev/null </dev/null |
+		tr -d '\r'
+}
+check_console() {
+	assert_eq "$(on_terminal "$REAL")" "$(on_terminal "$T/bwrap")" "/dev/console"
+	assert_match "^/dev/console" "$(on_terminal "$T/bwrap")" "tty inside"
+}
+test_bwrap_console() {
+	[ -x "$REAL" ] || skip "no $REAL"
+	command -v script >/dev/null || skip "no script(1)"
+	for_each_caller check_console
+}
+
 # A failure just before execve (here the 39th prctl of a process, as in
 # bwrap's own test): bwrap's message, status 1, and no exit-code in the
 # status (the numbers differ from bwrap's by the prctl calls before).
