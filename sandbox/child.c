@@ -358,8 +358,11 @@ int stage_exec(struct sandbox *sb)
 		return -1;
 	if (!sb->has_init)
 		keep_held_fds(sb);
-	if (getcwd(cwd, sizeof(cwd)))
-		plan_setenv(plan, "PWD", cwd);	/* as bwrap does */
+	/* As bwrap does; it names the directory as it entered it. */
+	if (plan->mode == MODE_BWRAP && sb->ms.pwd[0])
+		plan_setenv(plan, "PWD", sb->ms.pwd);
+	else if (getcwd(cwd, sizeof(cwd)))
+		plan_setenv(plan, "PWD", cwd);
 	if (plan->listen_fds > 0) {
 		snprintf(cwd, sizeof(cwd), "%d", (int)getpid());
 		plan_setenv(plan, "LISTEN_PID", cwd);

@@ -1228,19 +1228,24 @@ void mounts_release(struct mount_state *ms)
 	ms->links = NULL;
 }
 
+/* Like bwrap: --chdir; else the same directory if the sandbox has it;
+ * else, in bwrap mode, $HOME as COMMAND will have it; else /.  ms->pwd
+ * names the one entered as it was reached. */
 static int enter_cwd(struct mount_state *ms, const char *old_cwd)
 {
 	const char *dir = ms->plan->chdir;
+	const char *home = ms->bwrap ? plan_getenv(ms->plan, "HOME") : NULL;
 
-	if (dir) {
-		if (chdir(dir) < 0)
-			return op_error(ms, "chdir", dir, BW_CHDIR, dir, NULL);
-		return 0;
-	}
-	/* Like bwrap: stay in the same directory if the sandbox has it. */
-	if (old_cwd[0] && chdir(old_cwd) == 0)
-		return 0;
-	return chdir("/") < 0 ? mount_error(ms, "chdir", "/") : 0;
+	if (dir && chdir(dir) < 0)
+		return op_error(ms, "chdir", dir, BW_CHDIR, dir, NULL);
+	if (!dir && old_cwd[0] && chdir(old_cwd) == 0)
+		dir = old_cwd;
+	if (!dir && home && chdir(home) == 0)
+		dir = home;
+	if (!dir && chdir("/") < 0)
+		return mount_error(ms, "chdir", "/");
+	snprintf(ms->pwd, sizeof(ms->pwd), "%s", dir ? dir : "/");
+	return 0;
 }
 
 static int build_tree(struct mount_state *ms)

@@ -2,6 +2,7 @@
 #ifndef HUTCH_MOUNTS_H
 #define HUTCH_MOUNTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -20,6 +21,8 @@ struct mount_state {
 	int root;		/* O_PATH fd of the new root */
 	const char *attach_point; /* where it hangs until pivot_root */
 	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
+	char pwd[PATH_MAX];	/* the working directory as it was entered
+				   (bwrap's PWD) */
 	mode_t parent_mode;	/* of the parent directories the operation
 				   being carried out creates */
 	char *err;

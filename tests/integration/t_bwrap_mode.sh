@@ -451,6 +451,14 @@ rows_ids_env() {
 	same $R --setenv A 1 --clearenv @ env
 	same $R --setenv A 1 --unsetenv HOME @ env
 	same $R --chdir /usr/share @ pwd
+	# Without --chdir, outside the sandbox's tree: $HOME, else /; PWD
+	# names the directory as it was entered.
+	local usr_only="--tmpfs / --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin"
+	same $usr_only @ sh -c 'pwd; echo $PWD'
+	same $usr_only --setenv HOME /usr/share @ sh -c 'pwd; echo $PWD'
+	same $usr_only --setenv HOME /usr/share/../lib @ sh -c 'pwd; echo $PWD'
+	same $usr_only --setenv HOME /no/such @ sh -c 'pwd; echo $PWD'
+	same $R --chdir /usr/share/../lib @ sh -c 'echo $PWD'
 	same $R --unshare-pid @ sh -c 'echo $$'
 	same $R --new-session @ sh -c 'read -r p c s pp pg sid rest </proc/self/stat; [ $sid = $p ] && echo leader'
 	same $R --cap-drop ALL @ $STATUS
