@@ -58,10 +58,23 @@ static int set_attrs(int fd, unsigned long long set, bool recursive)
 			     &attr, sizeof(attr));
 }
 
+/* A new file system context of TYPE whose source, in mountinfo, is its
+ * type's name, as bwrap mounts them ("proc", "tmpfs"...), not "none". */
+static int open_fs(const char *type)
+{
+	int fs = fsopen(type, FSOPEN_CLOEXEC);
+
+	if (fs >= 0 && fsconfig(fs, FSCONFIG_SET_STRING, "source", type, 0) < 0) {
+		close(fs);
+		return -1;
+	}
+	return fs;
+}
+
 static int make_fs_attrs(const char *type, const char *const *opts, int nopts,
 			 unsigned long long attrs)
 {
-	int fs = fsopen(type, FSOPEN_CLOEXEC);
+	int fs = open_fs(type);
 	int mnt;
 
 	if (fs < 0)
@@ -390,7 +403,7 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 
 	if (check_overlay_sources(ms, op) < 0)
 		return -1;
-	fs = fsopen("overlay", FSOPEN_CLOEXEC);
+	fs = open_fs("overlay");
 	r = fs < 0 ? -1 : 0;
 	if (r == 0 && fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
 		r = -1;
@@ -916,7 +929,7 @@ static int dev_devpts(struct mount_state *ms, const char *dev)
 	struct mount_text mt = { BW_MOUNT_DEVPTS, dev, NULL };
 	int fs, mnt, r;
 
-	fs = fsopen("devpts", FSOPEN_CLOEXEC);
+	fs = open_fs("devpts");
 	if (fs < 0)
 		return op_error(ms, "new devpts for", dev, mt.id, dev, NULL);
 	r = fsconfig(fs, FSCONFIG_SET_FLAG, opts[0], NULL, 0);

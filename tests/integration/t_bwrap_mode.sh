@@ -14,10 +14,10 @@
 #             CapBnd, NoNewPrivs and Seccomp lines of /proc/self/status.
 # mountinfo is compared by shape: one line per mount with its mount point,
 # its depth (ancestors by parent id, so that stacked mounts keep their
-# order), its fs type and its rw/ro, nosuid, nodev and noexec flags,
-# sorted.  Dropped: mount and parent ids and major:minor (numbering), the
-# mount root and source and the fs options (a tmpfs's source is "none" in
-# hutch, "tmpfs" in bwrap; sizes and uids follow the machine), the
+# order), its fs type and source ("proc" for a procfs, as bwrap mounts
+# it) and its rw/ro, nosuid, nodev and noexec flags, sorted.  Dropped:
+# mount and parent ids and major:minor (numbering), the mount root and
+# the fs options (sizes and uids follow the machine), the
 # propagation tags (they carry peer ids) and the order of the lines (the
 # kernel lists mounts by creation: hutch clones every source before it
 # makes the new root, bwrap mounts each in turn).
@@ -143,7 +143,7 @@ function flags(opts,    o, n, i, has, f) {
 {
 	for (sep = 7; $sep != "-"; sep++)
 		;
-	n++; ids[n] = $1; parent[$1] = $2; point[$1] = $5; type[$1] = $(sep + 1)
+	n++; ids[n] = $1; parent[$1] = $2; point[$1] = $5; type[$1] = $(sep + 1) " " $(sep + 2)
 	flag[$1] = flags($6); under[$2 " " $5] = 1
 }
 END {
@@ -414,6 +414,7 @@ rows_fs() {
 	same $R --unshare-pid --proc /proc --dev /dev @ sh -c \
 		'echo /proc/[0-9]* $(ls -A /dev); readlink /dev/ptmx'
 	same $R --proc /proc @ sh -c 'test -r /proc/self/status && echo ok'
+	same $R --unshare-pid --proc /proc @ sh -c "grep ' /proc ' /proc/self/mountinfo | sed 's/.* - //'"
 	# /proc's read-only covers only where bwrap makes them (none for a
 	# caller that is not root), so that a nested procfs can be mounted.
 	same $R --dev /dev --unshare-user --unshare-pid --proc /proc \
