@@ -1113,12 +1113,14 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 static int remount_parents(struct mount_state *ms, const char *dest)
 {
 	const char *leaf;
-	int pfd = ms->bwrap ? open_parent(ms, dest, &leaf) : AT_FDCWD;
+	int pfd;
 
+	if (!ms->bwrap)
+		return 0;
+	pfd = open_parent(ms, dest, &leaf);
 	if (pfd < 0)
 		return op_error(ms, "create parent of", dest, BW_MKDIR_PARENTS, dest, NULL);
-	if (pfd != AT_FDCWD)
-		close(pfd);
+	close(pfd);
 	return 0;
 }
 
