@@ -5,10 +5,16 @@
  * without its leading slashes, "%1" argument 1 as it is; likewise 2.
  *
  * How the errno is added: as strerror() (ERRNO), as bwrap's mount error
- * text, which says more for ENOSPC (MOUNT), or not at all (NONE). */
+ * text, which says more for ENOSPC (MOUNT), or not at all (NONE).
+ *
+ * Last, the mount options of an overlay, which bwrap's overlay failure
+ * quotes. */
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bwrap_text.h"
@@ -185,4 +191,64 @@ void bwrap_text_escape_option(char *buf, size_t len, const char *path)
 		buf[off++] = *p;
 	}
 	buf[off] = '\0';
+}
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t off = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (off < len)
+		vsnprintf(buf + off, len - off, fmt, ap);
+	va_end(ap);
+}
+
+/* PATH as bwrap names a host path in mount options: resolved, under
+ * /oldroot, escaped. */
+static void append_oldroot(char *buf, size_t len, const char *path)
+{
+	char *real = realpath(path, NULL);
+	char escaped[2 * PATH_MAX];
+
+	bwrap_text_escape_option(escaped, sizeof(escaped), real ? real : path);
+	appendf(buf, len, "/oldroot%s", escaped);
+	free(real);
+}
+
+static size_t tmp_overlays_before(const struct plan *plan, size_t i)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < i; j++)
+		n += plan->ops[j].kind == FS_TMP_OVERLAY;
+	return n;
+}
+
+void bwrap_text_overlay_options(const struct plan *plan, size_t i, char *buf, size_t len)
+{
+	const struct fs_op *op = &plan->ops[i];
+
+	buf[0] = '\0';
+	if (op->kind == FS_OVERLAY) {
+		appendf(buf, len, "upperdir=");
+		append_oldroot(buf, len, op->src);
+		appendf(buf, len, ",workdir=");
+		append_oldroot(buf, len, op->workdir);
+		appendf(buf, len, ",");
+	} else if (op->kind == FS_TMP_OVERLAY) {
+		size_t n = tmp_overlays_before(plan, i);
+
+		appendf(buf, len, "upperdir=/tmp-overlay-upper-%zu,workdir=/tmp-overlay-work-%zu,",
+			n, n);
+	}
+	appendf(buf, len, "lowerdir=");
+	for (size_t l = op->n_lower; l > 0; l--) {
+		appendf(buf, len, "%s", l < op->n_lower ? ":" : "");
+		append_oldroot(buf, len, op->lower[l - 1]);
+	}
+	appendf(buf, len, ",userxattr");
 }

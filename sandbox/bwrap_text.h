@@ -62,4 +62,9 @@ void bwrap_text_format(char *out, size_t len, enum bwrap_text id,
  * each behind a backslash. */
 void bwrap_text_escape_option(char *buf, size_t len, const char *path);
 
+/* The options bwrap gives mount(2) for overlay operation I of PLAN, which
+ * its failure message quotes: host paths resolved, under /oldroot and
+ * escaped; the upper layer, then the lower ones, top first. */
+void bwrap_text_overlay_options(const struct plan *plan, size_t i, char *buf, size_t len);
+
 #endif

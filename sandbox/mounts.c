@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <stdarg.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,68 +260,6 @@ static int overlay_set_dir_fd(int fs, const char *key, const char *path)
 	return r;
 }
 
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t off = strlen(buf);
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (off < len)
-		vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-}
-
-/* PATH as bwrap names a host path in mount options: resolved, under
- * /oldroot, escaped. */
-static void append_oldroot(char *buf, size_t len, const char *path)
-{
-	char *real = realpath(path, NULL);
-	char escaped[2 * PATH_MAX];
-
-	bwrap_text_escape_option(escaped, sizeof(escaped), real ? real : path);
-	appendf(buf, len, "/oldroot%s", escaped);
-	free(real);
-}
-
-static size_t tmp_overlays_before(const struct mount_state *ms, size_t i)
-{
-	size_t n = 0;
-
-	for (size_t j = 0; j < i; j++)
-		n += ms->plan->ops[j].kind == FS_TMP_OVERLAY;
-	return n;
-}
-
-/* The options bwrap gives mount(2) for overlay I, which its failure
- * message quotes: the upper layer, then the lower ones, top first. */
-static void overlay_options(const struct mount_state *ms, size_t i, char *buf, size_t len)
-{
-	const struct fs_op *op = &ms->plan->ops[i];
-
-	buf[0] = '\0';
-	if (op->kind == FS_OVERLAY) {
-		appendf(buf, len, "upperdir=");
-		append_oldroot(buf, len, op->src);
-		appendf(buf, len, ",workdir=");
-		append_oldroot(buf, len, op->workdir);
-		appendf(buf, len, ",");
-	} else if (op->kind == FS_TMP_OVERLAY) {
-		size_t n = tmp_overlays_before(ms, i);
-
-		appendf(buf, len, "upperdir=/tmp-overlay-upper-%zu,workdir=/tmp-overlay-work-%zu,",
-			n, n);
-	}
-	appendf(buf, len, "lowerdir=");
-	for (size_t l = op->n_lower; l > 0; l--) {
-		appendf(buf, len, "%s", l < op->n_lower ? ":" : "");
-		append_oldroot(buf, len, op->lower[l - 1]);
-	}
-	appendf(buf, len, ",userxattr");
-}
-
 static int overlay_error(struct mount_state *ms, size_t i)
 {
 	const struct fs_op *op = &ms->plan->ops[i];
@@ -330,7 +267,7 @@ static int overlay_error(struct mount_state *ms, size_t i)
 	int saved = errno;
 
 	if (ms->bwrap)
-		overlay_options(ms, i, opts, sizeof(opts));
+		bwrap_text_overlay_options(ms->plan, i, opts, sizeof(opts));
 	errno = saved;
 	return op_error(ms, "overlay on", op->dest,
 			saved == ELOOP ? BW_OVERLAY_OVERLAP : BW_OVERLAY, op->dest, opts);

@@ -94,6 +94,30 @@ START_TEST(test_escape_option)
 }
 END_TEST
 
+START_TEST(test_overlay_options)
+{
+	char *lower[] = { "/etc", "/usr" };
+	struct fs_op ops[] = {
+		{ .kind = FS_TMP_OVERLAY, .lower = lower, .n_lower = 1 },
+		{ .kind = FS_TMP_OVERLAY, .lower = lower, .n_lower = 2 },
+		{ .kind = FS_RO_OVERLAY, .lower = lower, .n_lower = 2 },
+		{ .kind = FS_OVERLAY, .src = "/tmp", .workdir = "/var/tmp", .lower = lower,
+		  .n_lower = 1 },
+	};
+	struct plan plan = { .ops = ops, .n_ops = 4 };
+	char out[512];
+
+	bwrap_text_overlay_options(&plan, 1, out, sizeof(out));
+	ck_assert_str_eq(out, "upperdir=/tmp-overlay-upper-1,workdir=/tmp-overlay-work-1,"
+			 "lowerdir=/oldroot/usr:/oldroot/etc,userxattr");
+	bwrap_text_overlay_options(&plan, 2, out, sizeof(out));
+	ck_assert_str_eq(out, "lowerdir=/oldroot/usr:/oldroot/etc,userxattr");
+	bwrap_text_overlay_options(&plan, 3, out, sizeof(out));
+	ck_assert_str_eq(out, "upperdir=/oldroot/tmp,workdir=/oldroot/var/tmp,"
+			 "lowerdir=/oldroot/etc,userxattr");
+}
+END_TEST
+
 static Suite *bwrap_text_suite(void)
 {
 	Suite *s = suite_create("bwrap_text");
@@ -106,6 +130,7 @@ static Suite *bwrap_text_suite(void)
 	tcase_add_test(tc, test_hutch_words_in_hutch_mode);
 	tcase_add_test(tc, test_every_text_is_there);
 	tcase_add_test(tc, test_escape_option);
+	tcase_add_test(tc, test_overlay_options);
 	suite_add_tcase(s, tc);
 	return s;
 }
