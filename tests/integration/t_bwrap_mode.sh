@@ -98,6 +98,7 @@ fixtures() {
 	"$T/bpf" mkdir 28 mkdirat 28 >"$T/fix/deny-mkdir.bpf"
 	printf 'abc' >"$T/fix/short.bpf"
 	: >"$T/fix/empty.bpf"
+	"$T/bpf" seccomp 38 >"$T/fix/deny-seccomp.bpf"
 }
 
 # run_prog PROG ARGS...: PROG as $AS, with the fixture fds; $T/out,
@@ -108,7 +109,8 @@ run_prog() {
 		7<"$T/fix/args" 8<"$T/fix/deny-uname.bpf" 9>"$T/json" 10<"$T/fix/dir" \
 		11<"$T/fix/args-nested" 12<"${NS_USER:-/dev/null}" 13<"${NS_PID:-/dev/null}" \
 		14>"$T/info" 15<"$T/fix/args-cmd" 16<"${NS_USER2:-/dev/null}" \
-		17<"$T/fix/short.bpf" 18<"$T/fix/deny-mkdir.bpf" 19<"$T/fix/empty.bpf" || rc=$?
+		17<"$T/fix/short.bpf" 18<"$T/fix/deny-mkdir.bpf" 19<"$T/fix/empty.bpf" \
+		20<"$T/fix/deny-seccomp.bpf" || rc=$?
 	echo "$rc"
 }
 
@@ -547,6 +549,9 @@ rows_protocol() {
 	same $R --seccomp 8 @ sh -c 'uname; echo $?'
 	same $R --add-seccomp-fd 8 @ sh -c 'uname; echo $?'
 	same $R --seccomp 8 --seccomp 8 @ true
+	# Programs load through prctl, in order: one that refuses seccomp(2)
+	# does not keep the next from loading.
+	same $R --add-seccomp-fd 20 --add-seccomp-fd 8 @ sh -c 'uname; echo $?'
 	same $R @ sh -c "$FDS"
 	same $R --info-fd 14 --sync-fd 4 --block-fd 5 --args 7 --seccomp 8 --tmpfs /tmp \
 		--ro-bind-data 6 /tmp/x --file 3 /tmp/y @ sh -c "$FDS"
