@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
 #include "resource_limits.h"
 #include "landlock_scope.h"
 #include "log.h"
@@ -52,6 +53,14 @@ static int fail_errno(struct sandbox *sb, const char *stage, const char *what,
 		      const char *obj)
 {
 	return log_fail(sb->err, sizeof(sb->err), stage, what, obj, errno);
+}
+
+/* A failure in hutch's words, or in bwrap mode bwrap's (ID with A). */
+static int fail_as(struct sandbox *sb, const char *stage, const char *what,
+		   const char *obj, enum bwrap_text id, const char *a)
+{
+	return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
+			       &(struct failure){ stage, what, obj, id, a, NULL }, errno);
 }
 
 static void close_fd(int *fd)
@@ -99,15 +108,21 @@ static int bring_up_loopback(struct sandbox *sb)
 {
 	struct ifreq ifr = { .ifr_name = "lo" };
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	enum bwrap_text failed = BW_LOOPBACK_SOCKET;
 	int r = -1;
 
-	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+	if (fd >= 0) {
+		failed = BW_LOOPBACK_LOOKUP;
+		r = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	}
+	if (r == 0) {
+		failed = BW_LOOPBACK_UP;
 		ifr.ifr_flags |= IFF_UP;
 		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
 	}
 	if (fd >= 0)
 		close(fd);
-	return r < 0 ? fail_errno(sb, "mounts", "bring up", "loopback") : 0;
+	return r < 0 ? fail_as(sb, "mounts", "bring up", "loopback", failed, NULL) : 0;
 }
 
 int stage_mounts(struct sandbox *sb)
@@ -117,7 +132,8 @@ int stage_mounts(struct sandbox *sb)
 	if ((plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
 		return -1;
 	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
-		return fail_errno(sb, "mounts", "set hostname", plan->hostname);
+		return fail_as(sb, "mounts", "set hostname", plan->hostname, BW_HOSTNAME,
+			       plan->hostname);
 	if (sb->nested_userns) {
 		sb->self_proc = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (sb->self_proc < 0)
@@ -129,10 +145,11 @@ int stage_mounts(struct sandbox *sb)
 	return mounts_build(&sb->ms);
 }
 
-static int write_self_file(struct sandbox *sb, const char *name, const char *text)
+static int write_self_file(struct sandbox *sb, const char *name, const char *text,
+			   enum bwrap_text id)
 {
 	if (write_file_at(sb->self_proc, name, text) < 0)
-		return fail_errno(sb, "seal", "write", name);
+		return fail_as(sb, "seal", "write", name, id, NULL);
 	return 0;
 }
 
@@ -145,14 +162,15 @@ static int enter_nested_userns(struct sandbox *sb)
 	char map[64];
 
 	if (unshare(flags) < 0)
-		return fail_errno(sb, "seal", "new user namespace", "to lock the mounts");
-	if (write_self_file(sb, "setgroups", "deny") < 0)
+		return fail_as(sb, "seal", "new user namespace", "to lock the mounts",
+			       BW_UNSHARE_USER, NULL);
+	if (write_self_file(sb, "setgroups", "deny", BW_SETGROUPS) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u 0 1\n", (unsigned)sb->plan->uid);
-	if (write_self_file(sb, "uid_map", map) < 0)
+	if (write_self_file(sb, "uid_map", map, BW_UID_MAP) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u 0 1\n", (unsigned)sb->plan->gid);
-	if (write_self_file(sb, "gid_map", map) < 0)
+	if (write_self_file(sb, "gid_map", map, BW_GID_MAP) < 0)
 		return -1;
 	close_fd(&sb->self_proc);
 	return 0;
@@ -286,7 +304,7 @@ int stage_policy(struct sandbox *sb)
 	if (switch_joined_ids(sb) < 0 || pty_child(sb) < 0)
 		return -1;
 	if (plan->new_session && !sb->pty && setsid() < 0)
-		return fail_errno(sb, "policy", "new session", "setsid");
+		return fail_as(sb, "policy", "new session", "setsid", BW_SETSID, NULL);
 	if (sigprocmask(SIG_SETMASK, &sb->caller_mask, NULL) < 0)
 		return fail_errno(sb, "policy", "restore", "signal mask");
 	if (sigaction(SIGCHLD, &sb->caller_chld, NULL) < 0)
@@ -384,14 +402,14 @@ static int exec_failure(struct sandbox *sb, const char *file)
 	int errnum = errno;
 	struct plan *plan = sb->plan;
 
-	if (plan->mode == MODE_BWRAP)
-		snprintf(sb->err, sizeof(sb->err), "execvp %s: %s", file, strerror(errnum));
-	else if (errnum == ENOENT)
+	if (plan->mode == MODE_BWRAP) {
+		fail_as(sb, "exec", "", file, BW_EXECVP, file);
+		child_fail(sb, 1);
+	}
+	if (errnum == ENOENT)
 		describe_missing(file, sb->err, sizeof(sb->err));
 	else
 		snprintf(sb->err, sizeof(sb->err), "exec: %s: %s", file, strerror(errnum));
-	if (plan->mode == MODE_BWRAP)
-		child_fail(sb, 1);
 	child_fail(sb, errnum == ENOENT ? 127 : 126);
 }
 
@@ -406,12 +424,17 @@ int stage_exec(struct sandbox *sb)
 		return -1;
 	if (!sb->has_init)
 		keep_held_fds(sb);
-	if (getcwd(cwd, sizeof(cwd)))
-		plan_setenv(plan, "PWD", cwd);	/* as bwrap does */
+	/* As bwrap does; it names the directory as it entered it. */
+	if (plan->mode == MODE_BWRAP && sb->ms.pwd[0])
+		plan_setenv(plan, "PWD", sb->ms.pwd);
+	else if (getcwd(cwd, sizeof(cwd)))
+		plan_setenv(plan, "PWD", cwd);
 	if (plan->listen_fds > 0) {
 		snprintf(cwd, sizeof(cwd), "%d", (int)getpid());
 		plan_setenv(plan, "LISTEN_PID", cwd);
 	}
+	if (plan->mode == MODE_BWRAP && strcmp(file, PLAN_SELF_EXE) == 0)
+		plan_setenv(plan, PLAN_REEXEC_ENV, "1");
 	if (plan->argv0)
 		plan->argv[0] = plan->argv0;
 	environ = plan->env ? plan->env : (char *[]){ NULL };

@@ -17,19 +17,36 @@
 #include "profile.h"
 #include "util.h"
 
-static enum mode mode_from_argv0(const char *argv0)
+static bool is_reexec_marker(const char *entry)
+{
+	size_t len = strlen(PLAN_REEXEC_ENV);
+
+	return strncmp(entry, PLAN_REEXEC_ENV, len) == 0 && entry[len] == '=';
+}
+
+/* bwrap's own tests, and callers that nest bwrap, run it again inside
+ * its sandbox as /proc/self/exe: that is bwrap mode again (see
+ * PLAN_REEXEC_ENV).  Any other name but bwrap is hutch mode. */
+static enum mode mode_from_argv0(const char *argv0, char **envp)
 {
 	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
 
 	base = base ? base + 1 : argv0 ? argv0 : "hutch";
-	return strcmp(base, "bwrap") == 0 ? MODE_BWRAP : MODE_HUTCH;
+	if (strcmp(base, "bwrap") == 0)
+		return MODE_BWRAP;
+	if (argv0 && strcmp(argv0, PLAN_SELF_EXE) == 0)
+		for (char **e = envp; e && *e; e++)
+			if (is_reexec_marker(*e))
+				return MODE_BWRAP;
+	return MODE_HUTCH;
 }
 
 static void init_plan(struct plan *plan, char **argv, char **envp)
 {
 	memset(plan, 0, sizeof(*plan));
-	plan->mode = mode_from_argv0(argv[0]);
+	plan->mode = mode_from_argv0(argv[0], envp);
 	plan->prog = plan->mode == MODE_BWRAP ? "bwrap" : "hutch";
+	plan->invoked_as = argv[0] ? argv[0] : plan->prog;
 	plan->caller_uid = getuid();
 	plan->caller_gid = getgid();
 	plan->uid = plan->caller_uid;
@@ -44,7 +61,7 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 		char *eq = strchr(*e, '=');
 		char *name;
 
-		if (!eq)
+		if (!eq || is_reexec_marker(*e))
 			continue;
 		name = strndup(*e, (size_t)(eq - *e));
 		if (name)
@@ -233,10 +250,12 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
 		plan->seccomp_policy = xstrdup("default");
-	/* bwrap keeps a root sandbox the capabilities its caller holds,
-	 * unless told otherwise; hutch mode never does. */
-	if (r == 0 && plan->mode == MODE_BWRAP && plan->uid == 0 && plan->caller_uid == 0)
-		plan->caps_add |= policy_permitted_caps();
+	/* bwrap starts a root caller's sandbox from the capabilities the
+	 * caller holds (--cap-add and --cap-drop change them; a COMMAND
+	 * that is not uid 0 loses them at execve unless they are ambient);
+	 * hutch mode never does. */
+	if (r == 0 && plan->mode == MODE_BWRAP && plan->caller_uid == 0)
+		plan->caps_add |= policy_effective_caps();
 	records_free(&cl);
 	return r;
 }

@@ -28,14 +28,21 @@ struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind)
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->fd = -1;
-	if (plan->have_next_perms) {
+	if (plan->have_next_perms && plan_kind_takes_perms(kind)) {
 		op->perms = plan->next_perms;
 		op->has_perms = true;
 		plan->have_next_perms = false;
 	}
-	op->size = plan->next_size;
-	plan->next_size = 0;
+	if (kind == FS_TMPFS) {
+		op->size = plan->next_size;
+		plan->next_size = 0;
+	}
 	return op;
+}
+
+bool plan_kind_takes_perms(enum fs_kind kind)
+{
+	return kind == FS_TMPFS || kind == FS_DIR || kind == FS_FILE || kind == FS_BIND_DATA;
 }
 
 static ssize_t env_index(const struct plan *plan, const char *name)

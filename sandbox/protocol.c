@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
 #include "fds.h"
 #include "log.h"
 #include "protocol.h"
@@ -35,12 +37,30 @@ static int fail_msg(struct sandbox *sb, const char *msg)
 	return -1;
 }
 
+/* A failure in hutch's words, or in bwrap mode bwrap's (ID with A). */
+static int fail_as(struct sandbox *sb, const char *stage, const char *what,
+		   const char *obj, enum bwrap_text id, const char *a)
+{
+	return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
+			       &(struct failure){ stage, what, obj, id, a, NULL }, errno);
+}
+
+/* A failure that both modes report in bwrap's words. */
+static int fail_bwrap(struct sandbox *sb, const char *stage, enum bwrap_text id,
+		      const char *a)
+{
+	return bwrap_text_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
+			       &(struct failure){ stage, "", "", id, a, NULL }, errno);
+}
+
 static bool selinux_enabled(void)
 {
 	return access("/sys/fs/selinux/enforce", F_OK) == 0;
 }
 
-/* One seccomp program from FD: classic BPF, as bwrap takes it. */
+/* One seccomp program from FD: classic BPF, as bwrap takes it.  An
+ * empty one is refused when it is loaded, as in bwrap; the same fd given
+ * twice is closed the second time. */
 static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 {
 	size_t cap = MAX_FILTER_BYTES + 1, len = 0;
@@ -49,11 +69,14 @@ static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 
 	while ((n = read(fd, buf + len, cap - len)) > 0)
 		len += (size_t)n;
-	fds_retire(fd);
-	if (n < 0 || len == 0 || len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
+	if (n < 0) {
 		free(buf);
-		return fail_msg(sb, n < 0 ? "prepare: Can't read seccomp data" :
-				"prepare: Invalid seccomp data, must be multiple of 8");
+		return fail_bwrap(sb, "prepare", BW_SECCOMP_READ, NULL);
+	}
+	fds_retire(fd);
+	if (len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
+		free(buf);
+		return fail_bwrap(sb, "prepare", BW_SECCOMP_SIZE, NULL);
 	}
 	f->insns = buf;
 	f->len = (unsigned short)(len / sizeof(struct sock_filter));
@@ -143,7 +166,8 @@ int protocol_open_userns_limit(struct sandbox *sb)
 		return 0;
 	sb->userns_limit_fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
 	if (sb->userns_limit_fd < 0)
-		return fail_errno(sb, "mounts", "open", "/proc/sys/user/max_user_namespaces");
+		return fail_as(sb, "mounts", "open", "/proc/sys/user/max_user_namespaces",
+			       BW_OPEN_MAX_USERNS, NULL);
 	return 0;
 }
 
@@ -156,7 +180,8 @@ int protocol_disable_userns(struct sandbox *sb)
 	if (sb->userns_limit_fd < 0)
 		return 0;
 	if (write(sb->userns_limit_fd, "1", 1) != 1)
-		return fail_errno(sb, "seal", "write", "/proc/sys/user/max_user_namespaces");
+		return fail_as(sb, "seal", "write", "/proc/sys/user/max_user_namespaces",
+			       BW_WRITE_MAX_USERNS, NULL);
 	close(sb->userns_limit_fd);
 	sb->userns_limit_fd = -1;
 	return 0;
@@ -178,16 +203,13 @@ static int take_lock(struct sandbox *sb, const char *path)
 {
 	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char msg[512];
 
-	if (fd < 0) {
-		snprintf(msg, sizeof(msg), "seal: Unable to open lock file %s: %s", path, strerror(errno));
-		return fail_msg(sb, msg);
-	}
+	if (fd < 0)
+		return fail_bwrap(sb, "seal", BW_LOCK_OPEN, path);
 	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
-		snprintf(msg, sizeof(msg), "seal: Unable to lock file %s: %s", path, strerror(errno));
+		fail_bwrap(sb, "seal", BW_LOCK, path);
 		close(fd);
-		return fail_msg(sb, msg);
+		return -1;
 	}
 	return fd;
 }
@@ -248,13 +270,17 @@ void protocol_hide_fds(struct sandbox *sb)
 	fds_each(sb->plan, close_on_exec, NULL);
 }
 
+/* Through prctl, as bwrap loads them: a caller's program that comes
+ * before another must allow prctl, not seccomp(2). */
 static int load_filter(struct sandbox *sb, const struct extra_filter *f)
 {
 	struct sock_fprog prog = { .len = f->len, .filter = (struct sock_filter *)f->insns };
 
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-		return fail_errno(sb, "policy", "seccomp", "--seccomp filter");
-	return 0;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0)
+		return 0;
+	if (errno == EINVAL)
+		return fail_bwrap(sb, "policy", BW_SECCOMP_EINVAL, NULL);
+	return fail_bwrap(sb, "policy", BW_SECCOMP_LOAD, NULL);
 }
 
 static int set_exec_label(struct sandbox *sb)
