@@ -145,3 +145,11 @@ const struct fs_op *cwd_lands_on(const struct plan *plan, size_t i)
 			on = &plan->ops[j];
 	return on;
 }
+
+const struct fs_op *cwd_covered_by(const struct plan *plan, size_t i)
+{
+	for (size_t j = plan->n_ops; j-- > i + 1;)
+		if (makes_mount(plan->ops[j].kind) && path_within(plan->ops[i].dest, plan->ops[j].dest))
+			return &plan->ops[j];
+	return NULL;
+}

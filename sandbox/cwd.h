@@ -15,4 +15,8 @@ int cwd_check(const struct plan *plan, size_t i, const char *cwd, const char *ho
  * destination holds I's), or NULL for the sandbox's root tmpfs. */
 const struct fs_op *cwd_lands_on(const struct plan *plan, size_t i);
 
+/* The last mount made after op I whose destination holds I's (a later
+ * --tmpfs over the bound directory), or NULL. */
+const struct fs_op *cwd_covered_by(const struct plan *plan, size_t i);
+
 #endif

@@ -1246,8 +1246,20 @@ static int enter_cwd(struct mount_state *ms, const char *old_cwd)
 	const char *dir = ms->plan->chdir;
 	const char *home = ms->bwrap ? plan_getenv(ms->plan, "HOME") : NULL;
 
-	if (dir && chdir(dir) < 0)
+	/* A later mount over the bound current directory (--tmpfs /tmp
+	 * after a profile's bind of /tmp/x): start in /, as hutch(1)
+	 * promises, and say which option it was. */
+	if (dir && ms->plan->cwd_cover && chdir(dir) < 0) {
+		char msg[PATH_MAX + 200];
+
+		snprintf(msg, sizeof(msg), "mounts: the current directory %.*s is not in the "
+			 "sandbox, covered by %.*s: COMMAND starts in /", PATH_MAX / 2, dir,
+			 PATH_MAX / 2, ms->plan->cwd_cover);
+		log_warning(ms->plan->prog, msg);
+		dir = NULL;
+	} else if (dir && chdir(dir) < 0) {
 		return op_error(ms, "chdir", dir, BW_CHDIR, dir, NULL);
+	}
 	if (!dir && old_cwd[0] && chdir(old_cwd) == 0)
 		dir = old_cwd;
 	if (!dir && home && chdir(home) == 0)

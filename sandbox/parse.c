@@ -148,6 +148,7 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 {
 	char cwd[PATH_MAX];
 	char *home = NULL;
+	const struct fs_op *cover;
 	int r = 0;
 
 	for (size_t i = 0; i < plan->n_ops && r == 0; i++) {
@@ -169,6 +170,9 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 		free(op->dest);
 		op->src = xstrdup(cwd);
 		op->dest = xstrdup(cwd);
+		if (!plan->chdir && (cover = cwd_covered_by(plan, i)) && !plan->cwd_cover)
+			plan->cwd_cover = xasprintf("--%s %s (%s)", plan_op_name(cover->kind),
+						    cover->dest, cover->origin);
 		if (!plan->chdir)
 			plan->chdir = xstrdup(cwd);
 	}

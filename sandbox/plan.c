@@ -109,6 +109,7 @@ static void free_strv(char **v, size_t n)
 void plan_free(struct plan *plan)
 {
 	free(plan->refused);
+	free(plan->cwd_cover);
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		free(plan->ops[i].src);
 		free(plan->ops[i].dest);

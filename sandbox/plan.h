@@ -112,6 +112,9 @@ struct plan {
 	size_t n_env;
 	char *chdir;
 	char *refused;		/* --explain: why a run of this plan is refused, or NULL */
+	char *cwd_cover;	/* the option a later mount over the bound current
+				   directory came from, or NULL; chdir is then
+				   the current directory's, and "/" where it is gone */
 	char *argv0;
 	char **argv;		/* COMMAND and its arguments */
 	bool die_with_parent;

@@ -188,3 +188,17 @@ check_home_refusal_explained() {
 		"$(printf '%s\n' "$out" | tail -n 1)" "the refusal, last"
 }
 test_cwd_home_refusal_explained() { for_each_caller check_home_refusal_explained; }
+
+# A later option that covers the bound current directory: COMMAND starts
+# in / and one line says which option it was (hutch(1): "the caller's
+# directory if the sandbox has it, else /").
+check_covered_cwd_starts_in_root() {
+	local out err rc=0
+	mkdir -p "$T/work/proj/sub" && chmod -R 0777 "$T/work/proj"
+	out=$(from "$T/work/proj/sub" "$H" --tmpfs "$T/work/proj" pwd 2>"$T/err") || rc=$?
+	assert_eq "0 /" "$rc $out" "COMMAND runs, in /"
+	assert_eq "hutch: mounts: the current directory $T/work/proj/sub is not in the sandbox, covered by --tmpfs $T/work/proj (command line): COMMAND starts in /" \
+		"$(cat "$T/err")" "the one line"
+	assert_eq "$T/work/proj/sub" "$(from "$T/work/proj/sub" "$H" pwd 2>&1)" "uncovered: the directory itself"
+}
+test_cwd_covered_starts_in_root() { for_each_caller check_covered_cwd_starts_in_root; }
