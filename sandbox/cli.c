@@ -165,6 +165,19 @@ static const struct opt_spec specs[] = {
 
 #define N_SPECS (sizeof(specs) / sizeof(specs[0]))
 
+/* hutch mode's one-letter forms (bwrap knows none). */
+static const struct { int key, letter; } short_names[] = {
+	{ OPT_HELP, 'h' }, { OPT_VERSION, 'V' },
+};
+
+static int short_name(const struct opt_spec *s)
+{
+	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
+		if (short_names[i].key == s->key)
+			return short_names[i].letter;
+	return 0;
+}
+
 static const struct opt_spec *spec_by_key(int key)
 {
 	for (size_t i = 0; i < N_SPECS; i++)
@@ -207,7 +220,7 @@ static char *first_argname(const char *argnames)
 
 static struct argp_option *build_argp_options(const struct plan *plan)
 {
-	struct argp_option *o = xreallocarray(NULL, N_SPECS + 1, sizeof(*o));
+	struct argp_option *o = xreallocarray(NULL, 2 * N_SPECS + 1, sizeof(*o));
 	size_t n = 0;
 
 	for (size_t i = 0; i < N_SPECS; i++) {
@@ -221,6 +234,13 @@ static struct argp_option *build_argp_options(const struct plan *plan)
 		if (specs[i].flags & OPTARG)
 			o[n].flags = OPTION_ARG_OPTIONAL;
 		n++;
+		/* bwrap knows no -h or -V. */
+		if (short_name(&specs[i]) && plan->mode == MODE_HUTCH) {
+			memset(&o[n], 0, sizeof(o[n]));
+			o[n].key = short_name(&specs[i]);
+			o[n].flags = OPTION_ALIAS;
+			n++;
+		}
 	}
 	memset(&o[n], 0, sizeof(o[n]));
 	return o;
@@ -389,6 +409,9 @@ static error_t on_option(int key, char *arg, struct argp_state *state)
 	if (key == OPT_ARGS)
 		return record_args_fd(ctx, arg, state);
 	s = spec_by_key(key);
+	for (size_t i = 0; !s && key > 0 && key < 0x100 && i < N_SPECS; i++)
+		if (short_name(&specs[i]) == key)
+			s = &specs[i];
 	if (!s)
 		return ARGP_ERR_UNKNOWN;
 	return record_option(ctx, s, arg, state);
@@ -415,6 +438,15 @@ static const struct opt_spec *spec_by_name(const struct plan *plan, const char *
 /* Check the options before argp reads them, so that an unknown option
  * or a missing argument gets bwrap's own words, and no abbreviation of
  * a long option is taken for another. */
+/* "-h" and "-V" in hutch mode. */
+static const struct opt_spec *spec_by_letter(const struct plan *plan, const char *arg)
+{
+	for (size_t i = 0; plan->mode == MODE_HUTCH && arg[1] && !arg[2] && i < N_SPECS; i++)
+		if (short_name(&specs[i]) == arg[1])
+			return &specs[i];
+	return NULL;
+}
+
 static int check_words(struct plan *plan, int argc, char **argv,
 		       char *err, size_t errlen)
 {
@@ -423,7 +455,8 @@ static int check_words(struct plan *plan, int argc, char **argv,
 
 		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
 			return 0;
-		s = strncmp(argv[i], "--", 2) == 0 ? spec_by_name(plan, argv[i]) : NULL;
+		s = strncmp(argv[i], "--", 2) == 0 ? spec_by_name(plan, argv[i]) :
+		    spec_by_letter(plan, argv[i]);
 		if (!s) {
 			snprintf(err, errlen, "Unknown option %s", argv[i]);
 			return -1;
@@ -1190,21 +1223,41 @@ int cli_apply(struct plan *plan, const struct option_record *rec,
 	return apply_option(&a) < 0 ? -1 : check_pending(&a);
 }
 
+static void help_option(const struct opt_spec *s, bool hutch, FILE *out)
+{
+	char left[80], letter[8] = "";
+
+	if (hutch && short_name(s))
+		snprintf(letter, sizeof(letter), "-%c, ", short_name(s));
+	if (s->flags & OPTARG)
+		snprintf(left, sizeof(left), "--%s[=%s]", s->name, s->argnames);
+	else
+		snprintf(left, sizeof(left), "%s--%s%s%s", letter, s->name, s->argnames ? " " : "",
+			 s->argnames ? s->argnames : "");
+	fprintf(out, "    %-28s %s\n", left, s->doc);
+}
+
+/* The option table, as the mode has it: bwrap mode's is bwrap's list. */
 void cli_help(const struct plan *plan, FILE *out)
 {
-	/* bwrap names the program as it was invoked. */
-	fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n\n",
-		plan->mode == MODE_BWRAP ? plan->invoked_as : "hutch");
-	for (size_t i = 0; i < N_SPECS; i++) {
-		char left[64];
+	bool hutch = plan->mode == MODE_HUTCH;
 
-		if (!spec_in_mode(&specs[i], plan))
-			continue;
-		snprintf(left, sizeof(left), "--%s%s%s", specs[i].name,
-			 specs[i].argnames ? " " : "",
-			 specs[i].argnames ? specs[i].argnames : "");
-		fprintf(out, "    %-28s %s\n", left, specs[i].doc);
-	}
+	/* bwrap names the program as it was invoked. */
+	fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n", hutch ? "hutch" :
+		plan->invoked_as);
+	if (hutch)
+		fprintf(out, "       hutch --explain[=FORMAT] [OPTIONS...] [[--] COMMAND [ARGS...]]\n"
+			"       hutch --doctor [OPTIONS...]\n\n"
+			"Runs COMMAND in new user, mount and pid namespaces, under the profile\n"
+			"\"default\" unless --profile names others (--profile none: none).\n");
+	fputc('\n', out);
+	for (size_t i = 0; i < N_SPECS; i++)
+		if (spec_in_mode(&specs[i], plan))
+			help_option(&specs[i], hutch, out);
+	if (hutch)
+		fprintf(out, "\nExit status: COMMAND's; 128+N when signal N ended it; 124 after\n"
+			"--timeout; 125 when hutch failed; 126 when COMMAND could not be run;\n"
+			"127 when it was not found.  See hutch(1) and hutch-profile(5).\n");
 }
 
 bool cli_is_profile(const struct option_record *rec)

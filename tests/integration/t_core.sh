@@ -116,3 +116,24 @@ check_exec_errors_name_what_is_missing() {
 	assert_eq "125 hutch: parse: COMMAND is an empty word" "$rc $err" "an empty COMMAND"
 }
 test_exec_errors_name_what_is_missing() { for_each_caller check_exec_errors_name_what_is_missing; }
+
+# hutch's own --help: from the option table (every option the parser
+# takes is listed, each in the man page), the default profile, the exit
+# statuses, the pointer to hutch(1); -h and -V.
+test_hutch_help() {
+	local help opt man="$here/../../man/hutch.1" missing=""
+	help=$(as_user "$H" --help)
+	assert_eq "$help" "$(as_user "$H" -h)" "-h is --help"
+	assert_match '^usage: hutch \[OPTIONS\.\.\.\] \[--\] COMMAND \[ARGS\.\.\.\]$' "$(printf '%s\n' "$help" | head -n 1)" "usage"
+	assert_match '"default" unless --profile' "$help" "the default profile"
+	assert_match 'Exit status: .*124' "$(printf '%s\n' "$help" | tr '\n' ' ')" "exit statuses"
+	assert_match 'See hutch\(1\)' "$help" "the man page"
+	assert_match '^    --explain\[=FORMAT\] ' "$(printf '%s\n' "$help" | grep -e '--explain')" "--explain[=FORMAT]"
+	for opt in $(printf '%s\n' "$help" | grep -Eo '^    (-[a-zA-Z], )?--[a-z0-9-]+' | grep -Eo -- '--[a-z0-9-]+'); do
+		grep -qF -- "\\-\\-$(printf '%s' "${opt#--}" | sed 's/-/\\-/g')" "$man" ||
+			missing="$missing $opt"
+	done
+	assert_eq "" "$missing" "options of --help missing from hutch(1)"
+	assert_match '^hutch [0-9]' "$(as_user "$H" -V)" "-V"
+	assert_eq "bwrap: Unknown option -h" "$(as_user "$T/bwrap" -h 2>&1)" "bwrap mode knows no -h"
+}
