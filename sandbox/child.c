@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
 #include "resource_limits.h"
 #include "landlock_scope.h"
 #include "log.h"
@@ -28,6 +29,7 @@
 #include "report.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "status.h"
 #include "util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -51,6 +53,14 @@ static int fail_errno(struct sandbox *sb, const char *stage, const char *what,
 		      const char *obj)
 {
 	return log_fail(sb->err, sizeof(sb->err), stage, what, obj, errno);
+}
+
+/* A failure in hutch's words, or in bwrap mode bwrap's (ID with A). */
+static int fail_as(struct sandbox *sb, const char *stage, const char *what,
+		   const char *obj, enum bwrap_text id, const char *a)
+{
+	return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
+			       &(struct failure){ stage, what, obj, id, a, NULL }, errno);
 }
 
 static void close_fd(int *fd)
@@ -80,6 +90,7 @@ int stage_deathsig(struct sandbox *sb)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return fail_errno(sb, "deathsig", "set", "parent death signal");
+	status_leave(sb);
 	close_fd(&sb->release_pipe[1]);
 	close_fd(&sb->log_pipe[0]);
 	close_fd(&sb->control_pipe[1]);
@@ -97,15 +108,21 @@ static int bring_up_loopback(struct sandbox *sb)
 {
 	struct ifreq ifr = { .ifr_name = "lo" };
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	enum bwrap_text failed = BW_LOOPBACK_SOCKET;
 	int r = -1;
 
-	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+	if (fd >= 0) {
+		failed = BW_LOOPBACK_LOOKUP;
+		r = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	}
+	if (r == 0) {
+		failed = BW_LOOPBACK_UP;
 		ifr.ifr_flags |= IFF_UP;
 		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
 	}
 	if (fd >= 0)
 		close(fd);
-	return r < 0 ? fail_errno(sb, "mounts", "bring up", "loopback") : 0;
+	return r < 0 ? fail_as(sb, "mounts", "bring up", "loopback", failed, NULL) : 0;
 }
 
 int stage_mounts(struct sandbox *sb)
@@ -115,7 +132,8 @@ int stage_mounts(struct sandbox *sb)
 	if ((plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
 		return -1;
 	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
-		return fail_errno(sb, "mounts", "set hostname", plan->hostname);
+		return fail_as(sb, "mounts", "set hostname", plan->hostname, BW_HOSTNAME,
+			       plan->hostname);
 	if (sb->nested_userns) {
 		sb->self_proc = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (sb->self_proc < 0)
@@ -127,10 +145,11 @@ int stage_mounts(struct sandbox *sb)
 	return mounts_build(&sb->ms);
 }
 
-static int write_self_file(struct sandbox *sb, const char *name, const char *text)
+static int write_self_file(struct sandbox *sb, const char *name, const char *text,
+			   enum bwrap_text id)
 {
 	if (write_file_at(sb->self_proc, name, text) < 0)
-		return fail_errno(sb, "seal", "write", name);
+		return fail_as(sb, "seal", "write", name, id, NULL);
 	return 0;
 }
 
@@ -143,14 +162,15 @@ static int enter_nested_userns(struct sandbox *sb)
 	char map[64];
 
 	if (unshare(flags) < 0)
-		return fail_errno(sb, "seal", "new user namespace", "to lock the mounts");
-	if (write_self_file(sb, "setgroups", "deny") < 0)
+		return fail_as(sb, "seal", "new user namespace", "to lock the mounts",
+			       BW_UNSHARE_USER, NULL);
+	if (write_self_file(sb, "setgroups", "deny", BW_SETGROUPS) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u 0 1\n", (unsigned)sb->plan->uid);
-	if (write_self_file(sb, "uid_map", map) < 0)
+	if (write_self_file(sb, "uid_map", map, BW_UID_MAP) < 0)
 		return -1;
 	snprintf(map, sizeof(map), "%u 0 1\n", (unsigned)sb->plan->gid);
-	if (write_self_file(sb, "gid_map", map) < 0)
+	if (write_self_file(sb, "gid_map", map, BW_GID_MAP) < 0)
 		return -1;
 	close_fd(&sb->self_proc);
 	return 0;
@@ -284,7 +304,7 @@ int stage_policy(struct sandbox *sb)
 	if (switch_joined_ids(sb) < 0 || pty_child(sb) < 0)
 		return -1;
 	if (plan->new_session && !sb->pty && setsid() < 0)
-		return fail_errno(sb, "policy", "new session", "setsid");
+		return fail_as(sb, "policy", "new session", "setsid", BW_SETSID, NULL);
 	if (sigprocmask(SIG_SETMASK, &sb->caller_mask, NULL) < 0)
 		return fail_errno(sb, "policy", "restore", "signal mask");
 	if (sigaction(SIGCHLD, &sb->caller_chld, NULL) < 0)
@@ -318,7 +338,63 @@ static void wait_for_go(struct sandbox *sb)
 static void keep_held_fds(struct sandbox *sb)
 {
 	for (int i = 0; i < sb->hold_count; i++)
-		fcntl(HOLD_BASE + i, F_SETFD, 0);
+		fcntl(sb->hold_base + i, F_SETFD, 0);
+}
+
+/* Where execvp would have found FILE (its PATH search), into BUF; false
+ * when no such file is there. */
+static bool locate_command(const char *file, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(file, '/')) {
+		snprintf(buf, len, "%s", file);
+		return access(buf, F_OK) == 0;
+	}
+	for (const char *dir = path ? path : "/bin:/usr/bin"; dir; ) {
+		const char *colon = strchr(dir, ':');
+		int n = colon ? (int)(colon - dir) : (int)strlen(dir);
+
+		snprintf(buf, len, "%.*s%s%s", n, dir, n ? "/" : "", file);
+		if (access(buf, F_OK) == 0)
+			return true;
+		dir = colon ? colon + 1 : NULL;
+	}
+	return false;
+}
+
+/* The interpreter a script at PATH names on its #! line, into BUF. */
+static bool script_interpreter(const char *path, char *buf, size_t len)
+{
+	char head[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 3 || head[0] != '#' || head[1] != '!')
+		return false;
+	head[n] = '\0';
+	snprintf(buf, len, "%.*s", (int)strcspn(head + 2 + strspn(head + 2, " \t"), " \t\n"),
+		 head + 2 + strspn(head + 2, " \t"));
+	return buf[0] != '\0';
+}
+
+/* ENOENT from execve says nothing of which file is missing: COMMAND, or
+ * the interpreter its #! line names.  Say which, and that it is the
+ * sandbox's file system that lacks it. */
+static void describe_missing(const char *file, char *err, size_t len)
+{
+	char found[PATH_MAX], interp[PATH_MAX];
+
+	if (!locate_command(file, found, sizeof(found)))
+		snprintf(err, len, "exec: %.2048s: No such file or directory in the sandbox%s", file,
+			 strchr(file, '/') ? "" : " (nor in its PATH)");
+	else if (script_interpreter(found, interp, sizeof(interp)))
+		snprintf(err, len, "exec: %.1024s: its interpreter %.1024s: No such file or "
+			 "directory in the sandbox", file, interp);
+	else
+		snprintf(err, len, "exec: %s: %s", file, strerror(ENOENT));
 }
 
 static int exec_failure(struct sandbox *sb, const char *file)
@@ -326,12 +402,14 @@ static int exec_failure(struct sandbox *sb, const char *file)
 	int errnum = errno;
 	struct plan *plan = sb->plan;
 
-	if (plan->mode == MODE_BWRAP)
-		snprintf(sb->err, sizeof(sb->err), "execvp %s: %s", file, strerror(errnum));
+	if (plan->mode == MODE_BWRAP) {
+		fail_as(sb, "exec", "", file, BW_EXECVP, file);
+		child_fail(sb, 1);
+	}
+	if (errnum == ENOENT)
+		describe_missing(file, sb->err, sizeof(sb->err));
 	else
 		snprintf(sb->err, sizeof(sb->err), "exec: %s: %s", file, strerror(errnum));
-	if (plan->mode == MODE_BWRAP)
-		child_fail(sb, 1);
 	child_fail(sb, errnum == ENOENT ? 127 : 126);
 }
 
@@ -346,12 +424,17 @@ int stage_exec(struct sandbox *sb)
 		return -1;
 	if (!sb->has_init)
 		keep_held_fds(sb);
-	if (getcwd(cwd, sizeof(cwd)))
-		plan_setenv(plan, "PWD", cwd);	/* as bwrap does */
+	/* As bwrap does; it names the directory as it entered it. */
+	if (plan->mode == MODE_BWRAP && sb->ms.pwd[0])
+		plan_setenv(plan, "PWD", sb->ms.pwd);
+	else if (getcwd(cwd, sizeof(cwd)))
+		plan_setenv(plan, "PWD", cwd);
 	if (plan->listen_fds > 0) {
 		snprintf(cwd, sizeof(cwd), "%d", (int)getpid());
 		plan_setenv(plan, "LISTEN_PID", cwd);
 	}
+	if (plan->mode == MODE_BWRAP && strcmp(file, PLAN_SELF_EXE) == 0)
+		plan_setenv(plan, PLAN_REEXEC_ENV, "1");
 	if (plan->argv0)
 		plan->argv[0] = plan->argv0;
 	environ = plan->env ? plan->env : (char *[]){ NULL };

@@ -2,9 +2,11 @@
  * command line and from profiles alike (one grammar, not two). */
 #define _GNU_SOURCE
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fds.h"
 #include "log.h"
 #include "policy.h"
 #include "seccomp_policy.h"
@@ -65,50 +68,50 @@ struct opt_spec {
 };
 
 static const struct opt_spec specs[] = {
-	{ "help", OPT_HELP, 0, NULL, BOTH | NOPROF, "Print this help" },
-	{ "version", OPT_VERSION, 0, NULL, BOTH | NOPROF, "Print version" },
-	{ "unshare-all", OPT_UNSHARE_ALL, 0, NULL, BOTH, "Unshare every namespace we support by default" },
-	{ "share-net", OPT_SHARE_NET, 0, NULL, BOTH, "Retain the network namespace (can only combine with --unshare-all)" },
-	{ "unshare-user", OPT_UNSHARE_USER, 0, NULL, BOTH, "Create new user namespace" },
-	{ "unshare-user-try", OPT_UNSHARE_USER_TRY, 0, NULL, BOTH, "Create new user namespace if possible else continue by skipping it" },
-	{ "unshare-ipc", OPT_UNSHARE_IPC, 0, NULL, BOTH, "Create new ipc namespace" },
-	{ "unshare-pid", OPT_UNSHARE_PID, 0, NULL, BOTH, "Create new pid namespace" },
-	{ "unshare-net", OPT_UNSHARE_NET, 0, NULL, BOTH, "Create new network namespace" },
-	{ "unshare-uts", OPT_UNSHARE_UTS, 0, NULL, BOTH, "Create new uts namespace" },
-	{ "unshare-cgroup", OPT_UNSHARE_CGROUP, 0, NULL, BOTH, "Create new cgroup namespace" },
-	{ "unshare-cgroup-try", OPT_UNSHARE_CGROUP_TRY, 0, NULL, BOTH, "Create new cgroup namespace if possible else continue by skipping it" },
-	{ "uid", OPT_UID, 1, "UID", BOTH, "Custom uid in the sandbox" },
-	{ "gid", OPT_GID, 1, "GID", BOTH, "Custom gid in the sandbox" },
-	{ "hostname", OPT_HOSTNAME, 1, "NAME", BOTH, "Custom hostname in the sandbox (requires --unshare-uts)" },
-	{ "chdir", OPT_CHDIR, 1, "DIR", BOTH, "Change directory to DIR" },
-	{ "clearenv", OPT_CLEARENV, 0, NULL, BOTH, "Unset all environment variables" },
-	{ "setenv", OPT_SETENV, 2, "VAR VALUE", BOTH, "Set an environment variable" },
-	{ "unsetenv", OPT_UNSETENV, 1, "VAR", BOTH, "Unset an environment variable" },
-	{ "argv0", OPT_ARGV0, 1, "VALUE", BOTH, "Set argv[0] to the value VALUE before running the program" },
-	{ "bind", OPT_BIND, 2, "SRC DEST", BOTH, "Bind mount the host path SRC on DEST" },
-	{ "bind-try", OPT_BIND_TRY, 2, "SRC DEST", BOTH, "Equal to --bind but ignores non-existent SRC" },
-	{ "dev-bind", OPT_DEV_BIND, 2, "SRC DEST", BOTH, "Bind mount the host path SRC on DEST, allowing device access" },
-	{ "dev-bind-try", OPT_DEV_BIND_TRY, 2, "SRC DEST", BOTH, "Equal to --dev-bind but ignores non-existent SRC" },
-	{ "ro-bind", OPT_RO_BIND, 2, "SRC DEST", BOTH, "Bind mount the host path SRC readonly on DEST" },
-	{ "ro-bind-try", OPT_RO_BIND_TRY, 2, "SRC DEST", BOTH, "Equal to --ro-bind but ignores non-existent SRC" },
-	{ "remount-ro", OPT_REMOUNT_RO, 1, "DEST", BOTH, "Remount DEST as readonly" },
-	{ "proc", OPT_PROC, 1, "DEST", BOTH, "Mount new procfs on DEST" },
-	{ "dev", OPT_DEV, 1, "DEST", BOTH, "Mount new dev on DEST" },
-	{ "tmpfs", OPT_TMPFS, 1, "DEST", BOTH, "Mount new tmpfs on DEST" },
-	{ "mqueue", OPT_MQUEUE, 1, "DEST", BOTH, "Mount new mqueue on DEST" },
-	{ "dir", OPT_DIR, 1, "DEST", BOTH, "Create dir at DEST" },
-	{ "file", OPT_FILE, 2, "FD DEST", BOTH | NOPROF, "Copy from FD to destination DEST" },
-	{ "bind-data", OPT_BIND_DATA, 2, "FD DEST", BOTH | NOPROF, "Copy from FD to file which is bind-mounted on DEST" },
-	{ "ro-bind-data", OPT_RO_BIND_DATA, 2, "FD DEST", BOTH | NOPROF, "Copy from FD to file which is readonly bind-mounted on DEST" },
-	{ "symlink", OPT_SYMLINK, 2, "SRC DEST", BOTH, "Create symlink at DEST with target SRC" },
-	{ "perms", OPT_PERMS, 1, "OCTAL", BOTH, "Set permissions of next argument (--bind-data, --file, etc.)" },
-	{ "size", OPT_SIZE, 1, "BYTES", BOTH, "Set size of next argument (only for --tmpfs)" },
-	{ "chmod", OPT_CHMOD, 2, "OCTAL PATH", BOTH, "Change permissions of PATH (must already exist)" },
-	{ "new-session", OPT_NEW_SESSION, 0, NULL, BOTH, "Create a new terminal session" },
-	{ "die-with-parent", OPT_DIE_WITH_PARENT, 0, NULL, BOTH, "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies." },
-	{ "as-pid-1", OPT_AS_PID_1, 0, NULL, BOTH, "Do not install a reaper process with PID=1" },
-	{ "cap-add", OPT_CAP_ADD, 1, "CAP", BOTH, "Add cap CAP when running as privileged user" },
-	{ "cap-drop", OPT_CAP_DROP, 1, "CAP", BOTH, "Drop cap CAP when running as privileged user" },
+	{ "help", OPT_HELP, 0, NULL, BOTH | NOPROF, "Show this text and exit" },
+	{ "version", OPT_VERSION, 0, NULL, BOTH | NOPROF, "Show the version and exit" },
+	{ "unshare-all", OPT_UNSHARE_ALL, 0, NULL, BOTH, "New namespaces of every kind (user and cgroup where possible)" },
+	{ "share-net", OPT_SHARE_NET, 0, NULL, BOTH, "Keep the caller's network namespace (after --unshare-all)" },
+	{ "unshare-user", OPT_UNSHARE_USER, 0, NULL, BOTH, "Make a new user namespace" },
+	{ "unshare-user-try", OPT_UNSHARE_USER_TRY, 0, NULL, BOTH, "Make a new user namespace where the kernel allows it, else go on without" },
+	{ "unshare-ipc", OPT_UNSHARE_IPC, 0, NULL, BOTH, "Make a new IPC namespace" },
+	{ "unshare-pid", OPT_UNSHARE_PID, 0, NULL, BOTH, "Make a new pid namespace" },
+	{ "unshare-net", OPT_UNSHARE_NET, 0, NULL, BOTH, "Make a new network namespace (only lo, up)" },
+	{ "unshare-uts", OPT_UNSHARE_UTS, 0, NULL, BOTH, "Make a new UTS namespace (host and domain name)" },
+	{ "unshare-cgroup", OPT_UNSHARE_CGROUP, 0, NULL, BOTH, "Make a new cgroup namespace" },
+	{ "unshare-cgroup-try", OPT_UNSHARE_CGROUP_TRY, 0, NULL, BOTH, "Make a new cgroup namespace where the kernel allows it, else go on without" },
+	{ "uid", OPT_UID, 1, "UID", BOTH, "User id inside the sandbox (needs --unshare-user or --userns)" },
+	{ "gid", OPT_GID, 1, "GID", BOTH, "Group id inside the sandbox (needs --unshare-user or --userns)" },
+	{ "hostname", OPT_HOSTNAME, 1, "NAME", BOTH, "Host name inside the sandbox (needs --unshare-uts)" },
+	{ "chdir", OPT_CHDIR, 1, "DIR", BOTH, "Start COMMAND in directory DIR" },
+	{ "clearenv", OPT_CLEARENV, 0, NULL, BOTH, "Start COMMAND with an empty environment (but PWD)" },
+	{ "setenv", OPT_SETENV, 2, "VAR VALUE", BOTH, "Set VAR to VALUE in COMMAND's environment" },
+	{ "unsetenv", OPT_UNSETENV, 1, "VAR", BOTH, "Remove VAR from COMMAND's environment" },
+	{ "argv0", OPT_ARGV0, 1, "VALUE", BOTH, "Run COMMAND with VALUE as its argv[0]" },
+	{ "bind", OPT_BIND, 2, "SRC DEST", BOTH, "Mount the host path SRC at DEST, writable" },
+	{ "bind-try", OPT_BIND_TRY, 2, "SRC DEST", BOTH, "As --bind; nothing happens when SRC is missing" },
+	{ "dev-bind", OPT_DEV_BIND, 2, "SRC DEST", BOTH, "As --bind, with device nodes usable" },
+	{ "dev-bind-try", OPT_DEV_BIND_TRY, 2, "SRC DEST", BOTH, "As --dev-bind; nothing happens when SRC is missing" },
+	{ "ro-bind", OPT_RO_BIND, 2, "SRC DEST", BOTH, "Mount the host path SRC at DEST, read-only" },
+	{ "ro-bind-try", OPT_RO_BIND_TRY, 2, "SRC DEST", BOTH, "As --ro-bind; nothing happens when SRC is missing" },
+	{ "remount-ro", OPT_REMOUNT_RO, 1, "DEST", BOTH, "Make the mount at DEST read-only (not the mounts below it)" },
+	{ "proc", OPT_PROC, 1, "DEST", BOTH, "Mount a new proc file system at DEST" },
+	{ "dev", OPT_DEV, 1, "DEST", BOTH, "Mount a new, minimal /dev at DEST" },
+	{ "tmpfs", OPT_TMPFS, 1, "DEST", BOTH, "Mount a new, empty tmpfs at DEST" },
+	{ "mqueue", OPT_MQUEUE, 1, "DEST", BOTH, "Mount a new POSIX message queue file system at DEST" },
+	{ "dir", OPT_DIR, 1, "DEST", BOTH, "Create the directory DEST" },
+	{ "file", OPT_FILE, 2, "FD DEST", BOTH | NOPROF, "Create the file DEST holding what FD reads" },
+	{ "bind-data", OPT_BIND_DATA, 2, "FD DEST", BOTH | NOPROF, "Mount at DEST a file holding what FD reads" },
+	{ "ro-bind-data", OPT_RO_BIND_DATA, 2, "FD DEST", BOTH | NOPROF, "Mount at DEST a read-only file holding what FD reads" },
+	{ "symlink", OPT_SYMLINK, 2, "SRC DEST", BOTH, "Create at DEST a symbolic link to SRC" },
+	{ "perms", OPT_PERMS, 1, "OCTAL", BOTH, "Mode of what the next option creates (--dir, --file, --tmpfs...)" },
+	{ "size", OPT_SIZE, 1, "BYTES", BOTH, "Size in bytes of the tmpfs that the next --tmpfs mounts" },
+	{ "chmod", OPT_CHMOD, 2, "OCTAL PATH", BOTH, "Change the mode of PATH, which exists already" },
+	{ "new-session", OPT_NEW_SESSION, 0, NULL, BOTH, "Run COMMAND in a session of its own (setsid)" },
+	{ "die-with-parent", OPT_DIE_WITH_PARENT, 0, NULL, BOTH, "End the sandbox with SIGKILL when the process that started it dies" },
+	{ "as-pid-1", OPT_AS_PID_1, 0, NULL, BOTH, "Run COMMAND as pid 1, with no init to reap orphans" },
+	{ "cap-add", OPT_CAP_ADD, 1, "CAP", BOTH, "Keep capability CAP (ALL: every one)" },
+	{ "cap-drop", OPT_CAP_DROP, 1, "CAP", BOTH, "Drop capability CAP (ALL: every one)" },
 	{ "profile", OPT_PROFILE, 1, "NAME", HUTCH | NOPROF, "Apply profile NAME (a path if it has a slash; none: no profile)" },
 	{ "mirror", OPT_MIRROR, 1, "PATH", HUTCH, "Reproduce host PATH read-only: a symlink as a symlink, else a read-only bind; absent: skipped" },
 	{ "bind-cwd", OPT_BIND_CWD, 0, NULL, HUTCH, "Bind the current directory writable at its path and start there" },
@@ -124,29 +127,29 @@ static const struct opt_spec specs[] = {
 	{ "explain", OPT_EXPLAIN, 1, "FORMAT", HUTCH | NOPROF | OPTARG, "Print the resolved plan (FORMAT text or json) and exit without running" },
 	{ "listen-fds", OPT_LISTEN_FDS, 0, NULL, HUTCH | NOPROF, "Pass on socket activation: the fds LISTEN_FDS names, with LISTEN_PID set to COMMAND's pid" },
 	{ "doctor", OPT_DOCTOR, 0, NULL, HUTCH | NOPROF, "Check whether this machine can run hutch, and say how to fix what is missing" },
-	{ "args", OPT_ARGS, 1, "FD", BOTH | NOPROF, "Parse NUL-separated args from FD" },
-	{ "json-status-fd", OPT_JSON_STATUS_FD, 1, "FD", BOTH | NOPROF, "Write container status to FD as multiple JSON documents" },
-	{ "info-fd", OPT_INFO_FD, 1, "FD", BOTH | NOPROF, "Write information about the running container to FD" },
-	{ "sync-fd", OPT_SYNC_FD, 1, "FD", BOTH | NOPROF, "Keep this fd open while sandbox is running" },
-	{ "block-fd", OPT_BLOCK_FD, 1, "FD", BOTH | NOPROF, "Block on FD until some data to read is available" },
-	{ "userns-block-fd", OPT_USERNS_BLOCK_FD, 1, "FD", BOTH | NOPROF, "Block on FD until the user namespace is ready" },
-	{ "lock-file", OPT_LOCK_FILE, 1, "DEST", BOTH, "Take a lock on DEST while sandbox is running" },
-	{ "userns", OPT_USERNS, 1, "FD", BOTH | NOPROF, "Use this user namespace (cannot combine with --unshare-user)" },
-	{ "userns2", OPT_USERNS2, 1, "FD", BOTH | NOPROF, "After setup switch to this user namespace, only useful with --userns" },
-	{ "pidns", OPT_PIDNS, 1, "FD", BOTH | NOPROF, "Use this pid namespace (as parent namespace if using --unshare-pid)" },
-	{ "bind-fd", OPT_BIND_FD, 2, "FD DEST", BOTH | NOPROF, "Bind open directory or path fd on DEST" },
-	{ "ro-bind-fd", OPT_RO_BIND_FD, 2, "FD DEST", BOTH | NOPROF, "Bind open directory or path fd read-only on DEST" },
-	{ "seccomp", OPT_SECCOMP, 1, "FD", BOTH | NOPROF, "Load and use seccomp rules from FD (not repeatable)" },
-	{ "add-seccomp-fd", OPT_ADD_SECCOMP_FD, 1, "FD", BOTH | NOPROF, "Load and use seccomp rules from FD (repeatable)" },
-	{ "overlay-src", OPT_OVERLAY_SRC, 1, "SRC", BOTH, "Read files from SRC in the following overlay" },
-	{ "overlay", OPT_OVERLAY, 3, "RWSRC WORKDIR DEST", BOTH, "Mount overlayfs on DEST, with RWSRC as the host path for writes and WORKDIR an empty directory on the same filesystem as RWSRC" },
-	{ "tmp-overlay", OPT_TMP_OVERLAY, 1, "DEST", BOTH, "Mount overlayfs on DEST, with writes going to an invisible tmpfs" },
-	{ "ro-overlay", OPT_RO_OVERLAY, 1, "DEST", BOTH, "Mount overlayfs read-only on DEST" },
-	{ "level-prefix", OPT_LEVEL_PREFIX, 0, NULL, BOTH, "Prepend e.g. <3> to diagnostic messages" },
-	{ "exec-label", OPT_EXEC_LABEL, 1, "LABEL", BOTH, "Exec label for the sandbox" },
-	{ "file-label", OPT_FILE_LABEL, 1, "LABEL", BOTH, "File label for temporary sandbox content" },
-	{ "disable-userns", OPT_DISABLE_USERNS, 0, NULL, BOTH, "Disable further use of user namespaces inside sandbox" },
-	{ "assert-userns-disabled", OPT_ASSERT_USERNS_DISABLED, 0, NULL, BOTH, "Fail unless further use of user namespace inside sandbox is disabled" },
+	{ "args", OPT_ARGS, 1, "FD", BOTH | NOPROF, "Read more options, NUL-separated, from FD" },
+	{ "json-status-fd", OPT_JSON_STATUS_FD, 1, "FD", BOTH | NOPROF, "Write the sandbox's status to FD, as JSON objects" },
+	{ "info-fd", OPT_INFO_FD, 1, "FD", BOTH | NOPROF, "Write the sandbox's pid and namespaces to FD, as JSON" },
+	{ "sync-fd", OPT_SYNC_FD, 1, "FD", BOTH | NOPROF, "Hold FD open for as long as the sandbox runs" },
+	{ "block-fd", OPT_BLOCK_FD, 1, "FD", BOTH | NOPROF, "Wait until FD can be read before running COMMAND" },
+	{ "userns-block-fd", OPT_USERNS_BLOCK_FD, 1, "FD", BOTH | NOPROF, "Wait until FD can be read before using the new user namespace" },
+	{ "lock-file", OPT_LOCK_FILE, 1, "DEST", BOTH, "Hold a lock on DEST for as long as the sandbox runs" },
+	{ "userns", OPT_USERNS, 1, "FD", BOTH | NOPROF, "Join the user namespace that FD names instead of making one" },
+	{ "userns2", OPT_USERNS2, 1, "FD", BOTH | NOPROF, "Move into the user namespace that FD names once set-up is over (with --userns)" },
+	{ "pidns", OPT_PIDNS, 1, "FD", BOTH | NOPROF, "Join the pid namespace that FD names (the new one's parent with --unshare-pid)" },
+	{ "bind-fd", OPT_BIND_FD, 2, "FD DEST", BOTH | NOPROF, "Mount the directory (or O_PATH file) that FD names at DEST" },
+	{ "ro-bind-fd", OPT_RO_BIND_FD, 2, "FD DEST", BOTH | NOPROF, "As --bind-fd, read-only" },
+	{ "seccomp", OPT_SECCOMP, 1, "FD", BOTH | NOPROF, "Load the seccomp BPF program that FD holds (once)" },
+	{ "add-seccomp-fd", OPT_ADD_SECCOMP_FD, 1, "FD", BOTH | NOPROF, "Load the seccomp BPF program that FD holds (repeatable, loaded in order)" },
+	{ "overlay-src", OPT_OVERLAY_SRC, 1, "SRC", BOTH, "A lower layer of the next overlay (the last one given is on top)" },
+	{ "overlay", OPT_OVERLAY, 3, "RWSRC WORKDIR DEST", BOTH, "Mount an overlay at DEST; writes go to the host directory RWSRC, WORKDIR is overlayfs's empty scratch directory on RWSRC's file system" },
+	{ "tmp-overlay", OPT_TMP_OVERLAY, 1, "DEST", BOTH, "Mount an overlay at DEST whose writes go to a tmpfs that vanishes with the sandbox" },
+	{ "ro-overlay", OPT_RO_OVERLAY, 1, "DEST", BOTH, "Mount a read-only overlay at DEST (at least two --overlay-src)" },
+	{ "level-prefix", OPT_LEVEL_PREFIX, 0, NULL, BOTH, "Start each message with its syslog level (<3> error, <4> warning)" },
+	{ "exec-label", OPT_EXEC_LABEL, 1, "LABEL", BOTH, "SELinux label that COMMAND runs with" },
+	{ "file-label", OPT_FILE_LABEL, 1, "LABEL", BOTH, "SELinux label of the files the sandbox creates" },
+	{ "disable-userns", OPT_DISABLE_USERNS, 0, NULL, BOTH, "Let nothing inside the sandbox make another user namespace" },
+	{ "assert-userns-disabled", OPT_ASSERT_USERNS_DISABLED, 0, NULL, BOTH, "Fail unless making a user namespace inside the sandbox is refused" },
 	{ "report", OPT_REPORT, 1, "FILE", HUTCH | NOPROF, "Write one JSON line per refused action to FILE" },
 	{ "report-fd", OPT_REPORT_FD, 1, "FD", HUTCH | NOPROF, "Write one JSON line per refused action to FD" },
 	{ "seccomp-log", OPT_SECCOMP_LOG, 0, NULL, HUTCH, "Also let the kernel log refused calls (SECCOMP_RET_LOG)" },
@@ -162,12 +165,32 @@ static const struct opt_spec specs[] = {
 
 #define N_SPECS (sizeof(specs) / sizeof(specs[0]))
 
+/* hutch mode's one-letter forms (bwrap knows none). */
+static const struct { int key, letter; } short_names[] = {
+	{ OPT_HELP, 'h' }, { OPT_VERSION, 'V' },
+};
+
+static int short_name(const struct opt_spec *s)
+{
+	for (size_t i = 0; i < sizeof(short_names) / sizeof(short_names[0]); i++)
+		if (short_names[i].key == s->key)
+			return short_names[i].letter;
+	return 0;
+}
+
 static const struct opt_spec *spec_by_key(int key)
 {
 	for (size_t i = 0; i < N_SPECS; i++)
 		if (specs[i].key == key)
 			return &specs[i];
 	return NULL;
+}
+
+const char *cli_option_name(int key)
+{
+	const struct opt_spec *s = spec_by_key(key);
+
+	return s ? s->name : NULL;
 }
 
 static bool spec_in_mode(const struct opt_spec *s, const struct plan *plan)
@@ -197,7 +220,7 @@ static char *first_argname(const char *argnames)
 
 static struct argp_option *build_argp_options(const struct plan *plan)
 {
-	struct argp_option *o = xreallocarray(NULL, N_SPECS + 1, sizeof(*o));
+	struct argp_option *o = xreallocarray(NULL, 2 * N_SPECS + 1, sizeof(*o));
 	size_t n = 0;
 
 	for (size_t i = 0; i < N_SPECS; i++) {
@@ -211,6 +234,13 @@ static struct argp_option *build_argp_options(const struct plan *plan)
 		if (specs[i].flags & OPTARG)
 			o[n].flags = OPTION_ARG_OPTIONAL;
 		n++;
+		/* bwrap knows no -h or -V. */
+		if (short_name(&specs[i]) && plan->mode == MODE_HUTCH) {
+			memset(&o[n], 0, sizeof(o[n]));
+			o[n].key = short_name(&specs[i]);
+			o[n].flags = OPTION_ALIAS;
+			n++;
+		}
 	}
 	memset(&o[n], 0, sizeof(o[n]));
 	return o;
@@ -326,6 +356,10 @@ static error_t record_args_fd(struct record_ctx *ctx, const char *arg,
 		ctx->failed = true;
 		return EINVAL;
 	}
+	if (fds_check_open(ctx->plan, "args", (int)fd, NULL, ctx->err, ctx->errlen) < 0) {
+		ctx->failed = true;
+		return EINVAL;
+	}
 	buf = read_args_fd((int)fd, &len);
 	/* Read: the fd is not COMMAND's (bwrap closes it). */
 	if (buf)
@@ -375,6 +409,9 @@ static error_t on_option(int key, char *arg, struct argp_state *state)
 	if (key == OPT_ARGS)
 		return record_args_fd(ctx, arg, state);
 	s = spec_by_key(key);
+	for (size_t i = 0; !s && key > 0 && key < 0x100 && i < N_SPECS; i++)
+		if (short_name(&specs[i]) == key)
+			s = &specs[i];
 	if (!s)
 		return ARGP_ERR_UNKNOWN;
 	return record_option(ctx, s, arg, state);
@@ -401,6 +438,15 @@ static const struct opt_spec *spec_by_name(const struct plan *plan, const char *
 /* Check the options before argp reads them, so that an unknown option
  * or a missing argument gets bwrap's own words, and no abbreviation of
  * a long option is taken for another. */
+/* "-h" and "-V" in hutch mode. */
+static const struct opt_spec *spec_by_letter(const struct plan *plan, const char *arg)
+{
+	for (size_t i = 0; plan->mode == MODE_HUTCH && arg[1] && !arg[2] && i < N_SPECS; i++)
+		if (short_name(&specs[i]) == arg[1])
+			return &specs[i];
+	return NULL;
+}
+
 static int check_words(struct plan *plan, int argc, char **argv,
 		       char *err, size_t errlen)
 {
@@ -409,7 +455,8 @@ static int check_words(struct plan *plan, int argc, char **argv,
 
 		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
 			return 0;
-		s = strncmp(argv[i], "--", 2) == 0 ? spec_by_name(plan, argv[i]) : NULL;
+		s = strncmp(argv[i], "--", 2) == 0 ? spec_by_name(plan, argv[i]) :
+		    spec_by_letter(plan, argv[i]);
 		if (!s) {
 			snprintf(err, errlen, "Unknown option %s", argv[i]);
 			return -1;
@@ -517,6 +564,10 @@ static int parse_fd(struct apply_ctx *a, const char *s, int *fd)
 
 	if (v < 0)
 		return fail(a, "Invalid fd: %s", s);
+	/* Now, before hutch has opened any fd of its own (see fds.c). */
+	if (fds_check_open(a->plan, spec_by_key(a->rec->key)->name, (int)v,
+			   a->rec->args[1], a->err, a->errlen) < 0)
+		return -1;
 	*fd = (int)v;
 	return 0;
 }
@@ -558,14 +609,36 @@ static int apply_octal(struct apply_ctx *a, const char *s, mode_t *mode)
 	return 0;
 }
 
+/* bwrap's rules: any base strtoull reads, a digit first, not 0, at most
+ * half the address space. */
 static int apply_size(struct apply_ctx *a)
 {
-	long long v = parse_uint(a->rec->args[0], 1LL << 62);
+	const char *s = a->rec->args[0];
+	unsigned long long v;
+	char *end;
 
-	if (v <= 0)
+	if (a->plan->next_size)
+		return fail(a, "--size given twice for the same action");
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || !isdigit((unsigned char)s[0]) || *end || v == 0)
 		return fail(a, "--size takes a non-zero number of bytes");
-	a->plan->next_size = (unsigned long long)v;
+	if (v > SIZE_MAX / 2)
+		return fail(a, "--size (for tmpfs) is limited to %zu", SIZE_MAX / 2);
+	a->plan->next_size = v;
 	return 0;
+}
+
+static int apply_perms(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	int r;
+
+	if (plan->have_next_perms)
+		return fail(a, "--perms given twice for the same action");
+	r = apply_octal(a, a->rec->args[0], &plan->next_perms);
+	plan->have_next_perms = r == 0;
+	return r;
 }
 
 static int apply_chmod(struct apply_ctx *a)
@@ -589,6 +662,7 @@ static int apply_cap(struct apply_ctx *a, bool add)
 	if (cap == -1)
 		return fail(a, "unknown cap: %s", a->rec->args[0]);
 	bits = cap == -2 ? ~0ULL : 1ULL << cap;
+	a->plan->caps_given = true;
 	if (add) {
 		a->plan->caps_add |= bits;
 		a->plan->caps_drop &= ~bits;
@@ -673,6 +747,33 @@ static void replace_str(char **field, const char *value)
 	*field = xstrdup(value);
 }
 
+/* bwrap warns when an option that holds one value comes again. */
+static void warn_if_again(struct apply_ctx *a, bool again)
+{
+	char msg[96];
+
+	if (!again || a->plan->mode != MODE_BWRAP)
+		return;
+	snprintf(msg, sizeof(msg), "Only the last --%s option will take effect",
+		 spec_by_key(a->rec->key)->name);
+	log_warning(a->plan->prog, msg);
+}
+
+static int apply_once_str(struct apply_ctx *a, char **field)
+{
+	warn_if_again(a, *field != NULL);
+	replace_str(field, a->rec->args[0]);
+	return 0;
+}
+
+static int apply_argv0(struct apply_ctx *a)
+{
+	if (a->plan->argv0 && a->plan->mode == MODE_BWRAP)
+		return fail(a, "--argv0 used multiple times");
+	replace_str(&a->plan->argv0, a->rec->args[0]);
+	return 0;
+}
+
 static int apply_namespace(struct plan *plan, int key)
 {
 	switch (key) {
@@ -751,15 +852,27 @@ static int apply_process(struct apply_ctx *a)
 	char *const *args = a->rec->args;
 
 	switch (a->rec->key) {
-	case OPT_UID: plan->uid_set = true; return apply_id(a, &plan->uid);
-	case OPT_GID: plan->gid_set = true; return apply_id(a, &plan->gid);
-	case OPT_HOSTNAME: replace_str(&plan->hostname, args[0]); return 0;
-	case OPT_CHDIR: replace_str(&plan->chdir, args[0]); return 0;
-	case OPT_SETENV: return plan_setenv(plan, args[0], args[1]);
-	case OPT_UNSETENV: plan_unsetenv(plan, args[0]); return 0;
+	case OPT_UID: warn_if_again(a, plan->uid_set); plan->uid_set = true;
+		return apply_id(a, &plan->uid);
+	case OPT_GID: warn_if_again(a, plan->gid_set); plan->gid_set = true;
+		return apply_id(a, &plan->gid);
+	case OPT_HOSTNAME: return apply_once_str(a, &plan->hostname);
+	case OPT_CHDIR: return apply_once_str(a, &plan->chdir);
+	/* setenv(3)'s rule, as bwrap applies it: no empty name, no '='. */
+	case OPT_SETENV:
+		if (!*args[0] || strchr(args[0], '='))
+			return fail(a, plan->mode == MODE_BWRAP ? "setenv failed" :
+				    "not a variable name: \"%s\"", args[0]);
+		return plan_setenv(plan, args[0], args[1]);
+	case OPT_UNSETENV:
+		if (!*args[0] || strchr(args[0], '='))
+			return fail(a, plan->mode == MODE_BWRAP ? "unsetenv failed" :
+				    "not a variable name: \"%s\"", args[0]);
+		plan_unsetenv(plan, args[0]);
+		return 0;
 	case OPT_CLEARENV: plan_clearenv(plan); return 0;
 	case OPT_KEEP_ENV: return apply_keep_env(a);
-	case OPT_ARGV0: replace_str(&plan->argv0, args[0]); return 0;
+	case OPT_ARGV0: return apply_argv0(a);
 	case OPT_DIE_WITH_PARENT: plan->die_with_parent = true; return 0;
 	case OPT_NEW_SESSION: plan->new_session = true; return 0;
 	case OPT_AS_PID_1: plan->as_pid_1 = true; return 0;
@@ -788,11 +901,7 @@ static int apply_hutch(struct apply_ctx *a)
 	case OPT_HELP: plan->show_help = true; return 0;
 	case OPT_VERSION: plan->show_version = true; return 0;
 	case OPT_PROFILE: return 0;	/* applied before the others */
-	case OPT_PERMS: {
-		int r = apply_octal(a, a->rec->args[0], &plan->next_perms);
-		plan->have_next_perms = r == 0;
-		return r;
-	}
+	case OPT_PERMS: return apply_perms(a);
 	case OPT_SIZE: return apply_size(a);
 	default: return 1;
 	}
@@ -800,6 +909,7 @@ static int apply_hutch(struct apply_ctx *a)
 
 static int apply_int_fd(struct apply_ctx *a, int *field)
 {
+	warn_if_again(a, *field >= 0);
 	return parse_fd(a, a->rec->args[0], field);
 }
 
@@ -883,8 +993,8 @@ static int apply_protocol(struct apply_ctx *a)
 	case OPT_TMP_OVERLAY: return apply_overlay(a, FS_TMP_OVERLAY);
 	case OPT_RO_OVERLAY: return apply_overlay(a, FS_RO_OVERLAY);
 	case OPT_LEVEL_PREFIX: take_level_prefix(plan); return 0;
-	case OPT_EXEC_LABEL: replace_str(&plan->exec_label, args[0]); return 0;
-	case OPT_FILE_LABEL: replace_str(&plan->file_label, args[0]); return 0;
+	case OPT_EXEC_LABEL: return apply_once_str(a, &plan->exec_label);
+	case OPT_FILE_LABEL: return apply_once_str(a, &plan->file_label);
 	case OPT_DISABLE_USERNS: plan->disable_userns = true; return 0;
 	case OPT_ASSERT_USERNS_DISABLED: plan->assert_userns_disabled = true; return 0;
 	default: return 1;
@@ -996,12 +1106,7 @@ static int apply_limits(struct apply_ctx *a)
 
 static const char *caller_env(struct apply_ctx *a, const char *name)
 {
-	size_t len = strlen(name);
-
-	for (char *const *e = a->envp; e && *e; e++)
-		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
-			return *e + len + 1;
-	return NULL;
+	return env_value(a->envp, name);
 }
 
 /* systemd socket activation: LISTEN_FDS fds from 3 on, meant for hutch
@@ -1019,6 +1124,9 @@ static int apply_listen_fds(struct apply_ctx *a)
 	if (pid && parse_uint(pid, 1 << 30) != (long long)getpid())
 		return fail(a, "--listen-fds: LISTEN_PID %s is not hutch's pid: the fds are not meant for it", pid);
 	for (long long fd = 3; fd < 3 + n; fd++) {
+		if (!fds_is_open((int)fd))
+			return fail(a, "--listen-fds: fd %lld of LISTEN_FDS=%s: %s", fd, fds,
+				    strerror(EBADF));
 		plan->pass_fds = xreallocarray(plan->pass_fds, plan->n_pass_fds + 1, sizeof(int));
 		plan->pass_fds[plan->n_pass_fds++] = (int)fd;
 	}
@@ -1059,51 +1167,97 @@ static int apply_interaction(struct apply_ctx *a)
 	}
 }
 
+/* As bwrap: what --perms, --size and --overlay-src set must be taken by
+ * the option that follows them. */
+static int check_pending(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	int key = a->rec->key;
+
+	if (key == OPT_PERMS || key == OPT_SIZE)
+		return 0;
+	if (plan->have_next_perms)
+		return fail(a, "--perms must be followed by an option that creates a file");
+	if (plan->next_size)
+		return fail(a, "--size must be followed by --tmpfs");
+	if (key != OPT_OVERLAY_SRC && plan->n_overlay_srcs > 0)
+		return fail(a, "--overlay-src must be followed by another --overlay-src "
+			    "or one of --overlay, --tmp-overlay, or --ro-overlay");
+	return 0;
+}
+
+static int apply_option(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	const struct option_record *rec = a->rec;
+	int r;
+
+	if (apply_namespace(plan, rec->key) == 0)
+		return 0;
+	r = apply_fs(a);
+	if (r <= 0)
+		return r;
+	r = apply_process(a);
+	if (r <= 0)
+		return r;
+	r = apply_hutch(a);
+	if (r <= 0)
+		return r;
+	r = apply_protocol(a);
+	if (r <= 0)
+		return r;
+	r = apply_limits(a);
+	if (r <= 0)
+		return r;
+	r = apply_interaction(a);
+	if (r <= 0)
+		return r;
+	return fail(a, "internal error: option %s has no meaning", rec->origin);
+}
+
 int cli_apply(struct plan *plan, const struct option_record *rec,
 	      char *const *envp, char *err, size_t errlen)
 {
 	struct apply_ctx a = { plan, rec, envp, err, errlen };
-	int r;
 
-	if (plan->next_size && rec->key != OPT_TMPFS)
-		return fail(&a, "--size must be followed by --tmpfs");
-	if (apply_namespace(plan, rec->key) == 0)
-		return 0;
-	r = apply_fs(&a);
-	if (r <= 0)
-		return r;
-	r = apply_process(&a);
-	if (r <= 0)
-		return r;
-	r = apply_hutch(&a);
-	if (r <= 0)
-		return r;
-	r = apply_protocol(&a);
-	if (r <= 0)
-		return r;
-	r = apply_limits(&a);
-	if (r <= 0)
-		return r;
-	r = apply_interaction(&a);
-	if (r <= 0)
-		return r;
-	return fail(&a, "internal error: option %s has no meaning", rec->origin);
+	return apply_option(&a) < 0 ? -1 : check_pending(&a);
 }
 
+static void help_option(const struct opt_spec *s, bool hutch, FILE *out)
+{
+	char left[80], letter[8] = "";
+
+	if (hutch && short_name(s))
+		snprintf(letter, sizeof(letter), "-%c, ", short_name(s));
+	if (s->flags & OPTARG)
+		snprintf(left, sizeof(left), "--%s[=%s]", s->name, s->argnames);
+	else
+		snprintf(left, sizeof(left), "%s--%s%s%s", letter, s->name, s->argnames ? " " : "",
+			 s->argnames ? s->argnames : "");
+	fprintf(out, "    %-28s %s\n", left, s->doc);
+}
+
+/* The option table, as the mode has it: bwrap mode's is bwrap's list. */
 void cli_help(const struct plan *plan, FILE *out)
 {
-	fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n\n",
-		plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
-	for (size_t i = 0; i < N_SPECS; i++) {
-		char left[64];
+	bool hutch = plan->mode == MODE_HUTCH;
 
-		if (!spec_in_mode(&specs[i], plan))
-			continue;
-		snprintf(left, sizeof(left), "--%s%s%s", specs[i].name,
-			 specs[i].argnames ? " " : "",
-			 specs[i].argnames ? specs[i].argnames : "");
-		fprintf(out, "    %-28s %s\n", left, specs[i].doc);
-	}
+	/* bwrap names the program as it was invoked. */
+	fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n", hutch ? "hutch" :
+		plan->invoked_as);
+	if (hutch)
+		fprintf(out, "       hutch --explain[=FORMAT] [OPTIONS...] [[--] COMMAND [ARGS...]]\n"
+			"       hutch --doctor [OPTIONS...]\n\n"
+			"Runs COMMAND in new user, mount and pid namespaces, under the profile\n"
+			"\"default\" unless --profile names others (--profile none: none).\n");
+	fputc('\n', out);
+	for (size_t i = 0; i < N_SPECS; i++)
+		if (spec_in_mode(&specs[i], plan))
+			help_option(&specs[i], hutch, out);
+	if (hutch)
+		fprintf(out, "\nExit status: COMMAND's; 128+N when signal N ended it; 124 after\n"
+			"--timeout; 125 when hutch failed; 126 when COMMAND could not be run;\n"
+			"127 when it was not found.  See hutch(1) and hutch-profile(5).\n");
 }
 
 bool cli_is_profile(const struct option_record *rec)

@@ -37,6 +37,8 @@ bool cli_option_exists(const struct plan *plan, const char *name);
 /* Is this record a --profile?  Does the list ask for --help or --version? */
 bool cli_is_profile(const struct option_record *rec);
 bool cli_wants_info(const struct record_list *list);
+/* The long name of the option KEY records (without dashes), or NULL. */
+const char *cli_option_name(int key);
 /* Print the --help text. */
 void cli_help(const struct plan *plan, FILE *out);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "resource_limits.h"
+#include "cwd.h"
 #include "explain.h"
 #include "landlock.h"
 #include "policy.h"
@@ -17,15 +18,6 @@ static const struct { int flag; const char *name; } namespaces[] = {
 	{ CLONE_NEWCGROUP, "cgroup" },
 };
 
-static const char *const kind_names[] = {
-	[FS_BIND] = "bind", [FS_REMOUNT_RO] = "remount-ro", [FS_PROC] = "proc",
-	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue",
-	[FS_DIR] = "dir", [FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod",
-	[FS_FILE] = "file", [FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror",
-	[FS_BIND_FD] = "bind-fd", [FS_OVERLAY] = "overlay", [FS_TMP_OVERLAY] = "tmp-overlay",
-	[FS_RO_OVERLAY] = "ro-overlay",
-};
-
 static void explain_namespaces(const struct plan *plan, FILE *out)
 {
 	fprintf(out, "namespaces:");
@@ -37,7 +29,7 @@ static void explain_namespaces(const struct plan *plan, FILE *out)
 
 static void explain_op(const struct fs_op *op, FILE *out)
 {
-	fprintf(out, "  %-10s", kind_names[op->kind]);
+	fprintf(out, "  %-10s", plan_op_name(op->kind));
 	if (op->src)
 		fprintf(out, " %s ->", op->src);
 	if (op->fd >= 0)
@@ -54,6 +46,21 @@ static void explain_op(const struct fs_op *op, FILE *out)
 	if (op->size)
 		fprintf(out, " size %llu", op->size);
 	fprintf(out, "    (%s)\n", op->origin);
+}
+
+/* The current directory's bind, in words: it hides what lay at its path
+ * on the mount it lands on, and nothing else (parse refuses a bind that
+ * would cover a mount made before it, cwd.c). */
+static void explain_cwd(const struct plan *plan, size_t i, FILE *out)
+{
+	const struct fs_op *on = cwd_lands_on(plan, i);
+
+	fprintf(out, "             the current directory: covers %s ", plan->ops[i].dest);
+	if (on)
+		fprintf(out, "on the %s %s (%s), and nothing else\n", plan_op_name(on->kind),
+			on->dest, on->origin);
+	else
+		fprintf(out, "on the sandbox's root tmpfs, and nothing else\n");
 }
 
 static void explain_process(const struct plan *plan, FILE *out)
@@ -177,10 +184,27 @@ static void json_strings(FILE *out, char *const *v, size_t n)
 	fputc(']', out);
 }
 
-static void json_op(const struct fs_op *op, FILE *out)
+/* , "current-directory": {"covers": DEST, "on": DEST-or-null} */
+static void json_cwd(const struct plan *plan, size_t i, FILE *out)
 {
+	const struct fs_op *on = cwd_lands_on(plan, i);
+
+	fputs(", \"current-directory\": {\"covers\": ", out);
+	json_fputs(out, plan->ops[i].dest);
+	fputs(", \"on\": ", out);
+	if (on)
+		json_fputs(out, on->dest);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+static void json_op(const struct plan *plan, size_t i, FILE *out)
+{
+	const struct fs_op *op = &plan->ops[i];
+
 	fputs("{\"op\": ", out);
-	json_fputs(out, kind_names[op->kind]);
+	json_fputs(out, plan_op_name(op->kind));
 	if (op->src) {
 		fputs(", \"source\": ", out);
 		json_fputs(out, op->src);
@@ -198,6 +222,8 @@ static void json_op(const struct fs_op *op, FILE *out)
 		fprintf(out, ", \"size\": %llu", op->size);
 	fputs(", \"origin\": ", out);
 	json_fputs(out, op->origin);
+	if (op->flags & FS_CWD)
+		json_cwd(plan, i, out);
 	fputc('}', out);
 }
 
@@ -207,7 +233,7 @@ static void json_filesystem(const struct plan *plan, FILE *out)
 	fputc('[', out);
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		json_op(&plan->ops[i], out);
+		json_op(plan, i, out);
 	}
 	fputs("]", out);
 }
@@ -407,8 +433,13 @@ static int explain_json(const struct plan *plan, FILE *out)
 		json_strings(out, plan->argv, (size_t)-1);
 	else
 		fputs("null", out);
+	json_key(out, "refused", false);
+	if (plan->refused)
+		json_fputs(out, plan->refused);
+	else
+		fputs("null", out);
 	fputs("\n}\n", out);
-	return 0;
+	return plan->refused ? failure_status(plan) : 0;
 }
 
 int explain_plan(const struct plan *plan, FILE *out)
@@ -418,8 +449,11 @@ int explain_plan(const struct plan *plan, FILE *out)
 	fprintf(out, "mode: %s\n", plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
 	explain_namespaces(plan, out);
 	fprintf(out, "filesystem, in order, on an empty tmpfs root:\n");
-	for (size_t i = 0; i < plan->n_ops; i++)
+	for (size_t i = 0; i < plan->n_ops; i++) {
 		explain_op(&plan->ops[i], out);
+		if (plan->ops[i].flags & FS_CWD)
+			explain_cwd(plan, i, out);
+	}
 	explain_process(plan, out);
 	explain_policy(plan, out);
 	landlock_explain(plan, out);
@@ -430,5 +464,7 @@ int explain_plan(const struct plan *plan, FILE *out)
 			fprintf(out, " %s", *a);
 		fprintf(out, "\n");
 	}
-	return 0;
+	if (plan->refused)
+		fprintf(out, "refused: hutch would not run this plan: %s\n", plan->refused);
+	return plan->refused ? failure_status(plan) : 0;
 }

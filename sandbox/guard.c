@@ -38,14 +38,7 @@ static char *canonical(const char *path)
 /* Does a writable view of DIR expose PROTECTED: is one inside the other? */
 static bool overlaps(const char *dir, const char *protected)
 {
-	size_t d = strlen(dir), p = strlen(protected);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	if (p >= d && strncmp(protected, dir, d) == 0 &&
-	    (protected[d] == '/' || protected[d] == '\0'))
-		return true;
-	return d > p && strncmp(dir, protected, p) == 0 && dir[p] == '/';
+	return path_within(protected, dir) || path_within(dir, protected);
 }
 
 static bool op_is_writable(const struct fs_op *op)

@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
 #include "landlock.h"
 #include "landlock_scope.h"
 #include "log.h"
@@ -426,28 +427,23 @@ static void describe_refusal(struct sandbox *sb, enum refusal kind, const struct
 		 "; or --fallback landlock to run confined by Landlock instead" : "");
 }
 
-/* bwrap mode never falls back: bwrap 0.8.0's (Debian's) messages. */
+/* bwrap mode never falls back: bwrap's messages. */
 static bool bwrap_refusal(struct sandbox *sb, int errnum)
 {
 	bool userns = sb->plan->clone_flags & CLONE_NEWUSER;
+	enum bwrap_text id = BW_NEW_NAMESPACE;
 
 	if (sb->pid1 > 0)
 		return false;	/* after clone: the stage's own message */
 	if (userns && errnum == EINVAL)
-		snprintf(sb->err, sizeof(sb->err), "Creating new namespace failed, likely "
-			 "because the kernel does not support user namespaces.  bwrap must be "
-			 "installed setuid on such systems.");
+		id = BW_NEW_NAMESPACE_EINVAL;
 	else if (userns && errnum == EPERM)
-		snprintf(sb->err, sizeof(sb->err), "No permissions to create new namespace, "
-			 "likely because the kernel does not allow non-privileged user "
-			 "namespaces. See <https://deb.li/bubblewrap> or "
-			 "<file:///usr/share/doc/bubblewrap/README.Debian.gz>.");
+		id = BW_NEW_NAMESPACE_EPERM;
 	else if (errnum == ENOSPC)
-		snprintf(sb->err, sizeof(sb->err), "Creating new namespace failed: nesting "
-			 "depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)");
-	else
-		snprintf(sb->err, sizeof(sb->err), "Creating new namespace failed: %s",
-			 strerror(errnum));
+		id = BW_NEW_NAMESPACE_ENOSPC;
+	bwrap_text_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
+			&(struct failure){ "clone", "new namespaces", "(clone3)", id, NULL, NULL },
+			errnum);
 	return true;
 }
 
@@ -531,19 +527,11 @@ struct fallback {
 	int self_fd;		/* the supervisor's own pidfd */
 };
 
-static const char *const op_names[] = {
-	[FS_BIND] = "bind", [FS_REMOUNT_RO] = "remount-ro", [FS_PROC] = "proc",
-	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue", [FS_DIR] = "dir",
-	[FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod", [FS_FILE] = "file",
-	[FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror", [FS_BIND_FD] = "bind-fd",
-	[FS_OVERLAY] = "overlay", [FS_TMP_OVERLAY] = "tmp-overlay",
-	[FS_RO_OVERLAY] = "ro-overlay",
-};
 
 /* "--ro-bind /usr /usr": the operation as the caller wrote it. */
 static void describe_op(const struct fs_op *op, char *buf, size_t len)
 {
-	const char *name = op_names[op->kind];
+	const char *name = plan_op_name(op->kind);
 	bool show_src = op->src && op->kind != FS_MIRROR;
 
 	if (op->kind == FS_BIND)

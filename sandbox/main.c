@@ -127,7 +127,7 @@ static int show_info(struct plan *plan)
 	if (plan->show_help) {
 		cli_help(plan, stdout);
 	} else if (plan->mode == MODE_BWRAP) {
-		printf("bubblewrap 0.8.0\n");
+		printf("bubblewrap 0.11.1\n");
 	} else {
 		printf("hutch %s\n", HUTCH_VERSION);
 		printf("init image: %zu bytes, static, run from a sealed memfd\n",

@@ -21,6 +21,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
+#include "fds.h"
 #include "mounts.h"
 #include "landlock_scope.h"
 #include "log.h"
@@ -40,6 +42,15 @@ static int mount_error(struct mount_state *ms, const char *what, const char *obj
 	return log_fail(ms->err, ms->errlen, "mounts", what, obj, errno);
 }
 
+/* A failure in hutch's words (WHAT OBJ), or in bwrap mode in bwrap's
+ * (ID with A and B). */
+static int op_error(struct mount_state *ms, const char *what, const char *obj,
+		    enum bwrap_text id, const char *a, const char *b)
+{
+	return bwrap_text_fail(ms->err, ms->errlen, ms->plan->mode,
+			       &(struct failure){ "mounts", what, obj, id, a, b }, errno);
+}
+
 static int set_attrs(int fd, unsigned long long set, bool recursive)
 {
 	struct mount_attr attr = { .attr_set = set };
@@ -48,10 +59,23 @@ static int set_attrs(int fd, unsigned long long set, bool recursive)
 			     &attr, sizeof(attr));
 }
 
+/* A new file system context of TYPE whose source, in mountinfo, is its
+ * type's name, as bwrap mounts them ("proc", "tmpfs"...), not "none". */
+static int open_fs(const char *type)
+{
+	int fs = fsopen(type, FSOPEN_CLOEXEC);
+
+	if (fs >= 0 && fsconfig(fs, FSCONFIG_SET_STRING, "source", type, 0) < 0) {
+		close(fs);
+		return -1;
+	}
+	return fs;
+}
+
 static int make_fs_attrs(const char *type, const char *const *opts, int nopts,
 			 unsigned long long attrs)
 {
-	int fs = fsopen(type, FSOPEN_CLOEXEC);
+	int fs = open_fs(type);
 	int mnt;
 
 	if (fs < 0)
@@ -104,17 +128,13 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 		if (n < 0 || target[0] != '/') {
 			if (n >= 0)
 				errno = ENOENT;
-			return log_fail(ms->err, ms->errlen, "mounts",
-					ms->bwrap ? "Can't find source path" : "bind source",
-					link, errno);
+			return op_error(ms, "bind source", link, BW_FIND_SOURCE, link, NULL);
 		}
 		target[n] = '\0';
 		fd = open_tree(AT_FDCWD, target, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			       AT_RECURSIVE);
 		if (fd < 0)
-			return log_fail(ms->err, ms->errlen, "mounts",
-					ms->bwrap ? "Can't find source path" : "bind source",
-					link, errno);
+			return op_error(ms, "bind source", link, BW_FIND_SOURCE, link, NULL);
 	} else {
 		fd = open_tree(AT_FDCWD, op->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			       AT_RECURSIVE);
@@ -122,9 +142,7 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 	if (fd < 0) {
 		if (errno == ENOENT && (op->flags & FS_TRY))
 			return 0;
-		return log_fail(ms->err, ms->errlen, "mounts",
-				ms->bwrap ? "Can't find source path" : "bind source",
-				op->src, errno);
+		return op_error(ms, "bind source", op->src, BW_FIND_SOURCE, op->src, NULL);
 	}
 	/* A bind never brings set-uid binaries, nor devices unless asked. */
 	if (!(op->flags & FS_DEVICES))
@@ -133,7 +151,8 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 		attrs |= MOUNT_ATTR_RDONLY;
 	if (set_attrs(fd, attrs, true) < 0) {
 		close(fd);
-		return mount_error(ms, "set attributes of", op->src);
+		return op_error(ms, "set attributes of", op->src, BW_BIND_FLAGS,
+				op->src ? op->src : "", op->dest);
 	}
 	ms->trees[i] = fd;
 	return 0;
@@ -181,6 +200,13 @@ static int substitute_proc(struct mount_state *ms, size_t i)
 	return 0;
 }
 
+/* bwrap mounts a procfs of its own in a pid namespace of its own, else
+ * binds the host's. */
+static enum bwrap_text proc_text(const struct mount_state *ms)
+{
+	return ms->plan->clone_flags & CLONE_NEWPID ? BW_MOUNT_PROC : BW_BIND_PROC;
+}
+
 /* procfs can only be mounted while a full procfs is visible in this
  * mount namespace (the kernel's "too revealing" check), so now. */
 static int prepare_proc(struct mount_state *ms, size_t i)
@@ -205,32 +231,104 @@ static int prepare_proc(struct mount_state *ms, size_t i)
 	}
 
 	if (fd < 0)
-		return mount_error(ms, "new procfs for", ms->plan->ops[i].dest);
+		return op_error(ms, "new procfs for", ms->plan->ops[i].dest, proc_text(ms),
+				ms->plan->ops[i].dest, NULL);
 	ms->trees[i] = fd;
 	return 0;
 }
 
-static int prepare_dev_nodes(struct mount_state *ms)
+/* bwrap binds the terminal on its stdout, if any, on /dev/console: the
+ * sandbox can write there anyway, and ttyname() then works inside. */
+static int prepare_console(struct mount_state *ms, const struct fs_op *op)
+{
+	char dest[PATH_MAX];
+	const char *tty = ms->bwrap && ms->console < 0 && isatty(STDOUT_FILENO) ?
+			  ttyname(STDOUT_FILENO) : NULL;
+
+	if (!tty || !*tty)
+		return 0;
+	snprintf(dest, sizeof(dest), "%s/console", op->dest);
+	ms->console_src = xstrdup(tty);
+	ms->console = open_tree(AT_FDCWD, tty, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (ms->console < 0)
+		return op_error(ms, "clone terminal", tty, BW_BIND, tty, dest);
+	if (set_attrs(ms->console, MOUNT_ATTR_NOSUID, false) < 0)
+		return op_error(ms, "set attributes of", tty, BW_BIND_FLAGS, tty, dest);
+	return 0;
+}
+
+static int prepare_dev_nodes(struct mount_state *ms, const struct fs_op *op)
 {
 	for (int i = 0; i < N_DEV_NODES; i++) {
-		char path[32];
+		char path[32], dest[PATH_MAX];
 
 		if (ms->dev_nodes[i] >= 0)
 			continue;
 		snprintf(path, sizeof(path), "/dev/%s", dev_nodes[i]);
+		snprintf(dest, sizeof(dest), "%s/%s", op->dest, dev_nodes[i]);
 		ms->dev_nodes[i] = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (ms->dev_nodes[i] < 0)
-			return mount_error(ms, "clone device", path);
+			return op_error(ms, "clone device", path, BW_BIND, path, dest);
 		/* like bwrap's device binds: nosuid (but devices, of course) */
 		if (set_attrs(ms->dev_nodes[i], MOUNT_ATTR_NOSUID, false) < 0)
-			return mount_error(ms, "set attributes of", path);
+			return op_error(ms, "set attributes of", path, BW_BIND_FLAGS, path, dest);
 	}
-	return 0;
+	return prepare_console(ms, op);
 }
 
 static int overlay_set_dir(int fs, const char *key, const char *path)
 {
 	return fsconfig(fs, FSCONFIG_SET_STRING, key, path, 0);
+}
+
+/* upperdir and workdir go by fd: overlayfs unescapes them as strings,
+ * taking a backslash out of a name. */
+static int overlay_set_dir_fd(int fs, const char *key, const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int r = fd < 0 ? -1 : fsconfig(fs, FSCONFIG_SET_FD, key, NULL, fd);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static int overlay_error(struct mount_state *ms, size_t i)
+{
+	const struct fs_op *op = &ms->plan->ops[i];
+	char opts[8192] = "";
+	int saved = errno;
+
+	if (ms->bwrap)
+		bwrap_text_overlay_options(ms->plan, i, opts, sizeof(opts));
+	errno = saved;
+	return op_error(ms, "overlay on", op->dest,
+			saved == ELOOP ? BW_OVERLAY_OVERLAP : BW_OVERLAY, op->dest, opts);
+}
+
+static int check_source(struct mount_state *ms, const char *path)
+{
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return op_error(ms, "overlay source", path, BW_FIND_SOURCE, path, NULL);
+	free(real);
+	return 0;
+}
+
+/* bwrap resolves an overlay's paths before anything is mounted: the
+ * upper and work directories, then the layers, top first. */
+static int check_overlay_sources(struct mount_state *ms, const struct fs_op *op)
+{
+	if (!ms->bwrap)
+		return 0;
+	if (op->kind == FS_OVERLAY &&
+	    (check_source(ms, op->src) < 0 || check_source(ms, op->workdir) < 0))
+		return -1;
+	for (size_t l = op->n_lower; l > 0; l--)
+		if (check_source(ms, op->lower[l - 1]) < 0)
+			return -1;
+	return 0;
 }
 
 static const char *attach_point(void);
@@ -270,10 +368,13 @@ static int overlay_tmp_layers(int fs, bool *attached)
 /* Overlays are assembled while host paths are visible. */
 static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 {
-	int fs = fsopen("overlay", FSOPEN_CLOEXEC);
-	int r = fs < 0 ? -1 : 0;
+	int fs, r;
 	bool tmp_attached = false;
 
+	if (check_overlay_sources(ms, op) < 0)
+		return -1;
+	fs = open_fs("overlay");
+	r = fs < 0 ? -1 : 0;
 	if (r == 0 && fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
 		r = -1;
 	/* The last --overlay-src is the top layer (bwrap); lowerdir+ takes
@@ -281,8 +382,8 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 	for (size_t l = op->n_lower; l > 0 && r == 0; l--)
 		r = overlay_set_dir(fs, "lowerdir+", op->lower[l - 1]);
 	if (r == 0 && op->kind == FS_OVERLAY)
-		r = overlay_set_dir(fs, "upperdir", op->src) == 0 ?
-		    overlay_set_dir(fs, "workdir", op->workdir) : -1;
+		r = overlay_set_dir_fd(fs, "upperdir", op->src) == 0 ?
+		    overlay_set_dir_fd(fs, "workdir", op->workdir) : -1;
 	if (r == 0 && op->kind == FS_TMP_OVERLAY)
 		r = overlay_tmp_layers(fs, &tmp_attached);
 	if (r == 0)
@@ -301,7 +402,7 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 	if (fs >= 0)
 		close(fs);
 	if (r < 0 || ms->trees[i] < 0)
-		return mount_error(ms, "overlay on", op->dest);
+		return overlay_error(ms, i);
 	return 0;
 }
 
@@ -318,7 +419,7 @@ static int clone_sources(struct mount_state *ms)
 			break;
 		case FS_MIRROR: r = mirror_source(ms, op, i); break;
 		case FS_PROC: r = prepare_proc(ms, i); break;
-		case FS_DEV: r = prepare_dev_nodes(ms); break;
+		case FS_DEV: r = prepare_dev_nodes(ms, op); break;
 		default: break;
 		}
 		if (r < 0)
@@ -344,7 +445,7 @@ static int make_propagation_private(struct mount_state *ms)
 	};
 
 	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-		return mount_error(ms, "make private", "/");
+		return op_error(ms, "make private", "/", BW_MAKE_SLAVE, NULL, NULL);
 	return 0;
 }
 
@@ -372,10 +473,11 @@ static int attach_new_root(struct mount_state *ms)
 
 	ms->attach_point = attach_point();
 	if (root < 0)
-		return mount_error(ms, "new root tmpfs", "/");
+		return op_error(ms, "new root tmpfs", "/", BW_NEWROOT_TMPFS, NULL, NULL);
 	if (move_mount(root, "", AT_FDCWD, ms->attach_point, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
 		close(root);
-		return mount_error(ms, "attach new root on", ms->attach_point);
+		return op_error(ms, "attach new root on", ms->attach_point, BW_NEWROOT_BIND,
+				NULL, NULL);
 	}
 	close(root);
 	return reopen_root(ms);
@@ -396,10 +498,10 @@ static int reopen_root(struct mount_state *ms)
 static int pivot_into_root(struct mount_state *ms)
 {
 	if (fchdir(ms->root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
-		return mount_error(ms, "pivot_root to", "new root");
+		return op_error(ms, "pivot_root to", "new root", BW_PIVOT_ROOT, NULL, NULL);
 	/* The old root goes: nothing of the host is left but clones. */
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
-		return mount_error(ms, "detach", "old root");
+		return op_error(ms, "detach", "old root", BW_UNMOUNT_OLDROOT, NULL, NULL);
 	return 0;
 }
 
@@ -433,7 +535,8 @@ static void split_path(const char *dest, char *parent, size_t len, const char **
 		snprintf(parent, len, "/");
 }
 
-/* mkdir -p inside the root; returns an O_PATH fd of PATH. */
+/* mkdir -p inside the root, PATH with MODE and its missing parents with
+ * ms->parent_mode; returns an O_PATH fd of PATH. */
 static int make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 {
 	char parent[PATH_MAX];
@@ -446,7 +549,7 @@ static int make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 	split_path(path, parent, sizeof(parent), &leaf);
 	if (strcmp(parent, path) == 0 || !*leaf)
 		return -1;
-	pfd = make_dirs(ms, parent, 0755);
+	pfd = make_dirs(ms, parent, ms->parent_mode);
 	if (pfd < 0)
 		return -1;
 	if (mkdirat(pfd, leaf, mode) < 0 && errno != EEXIST) {
@@ -462,23 +565,36 @@ static int open_parent(struct mount_state *ms, const char *dest, const char **le
 	char parent[PATH_MAX];
 
 	split_path(dest, parent, sizeof(parent), leaf);
-	return make_dirs(ms, parent, 0755);
+	return make_dirs(ms, parent, ms->parent_mode);
 }
 
-/* Open DEST as a mount point, creating a directory or an empty file. */
-static int mount_point(struct mount_state *ms, const char *dest, bool dir)
+/* The directory PATH with MODE, its parents first; *FAILED says which
+ * step failed, in bwrap's terms. */
+static int make_dir(struct mount_state *ms, const char *path, mode_t mode,
+		    enum bwrap_text *failed)
 {
 	const char *leaf;
-	int fd = resolve(ms, dest, O_PATH);
-	int pfd;
+	int pfd = open_parent(ms, path, &leaf);
 
-	if (fd >= 0 || errno != ENOENT)
-		return fd;
-	if (dir)
-		return make_dirs(ms, dest, 0755);
-	pfd = open_parent(ms, dest, &leaf);
+	*failed = BW_MKDIR_PARENTS;
 	if (pfd < 0)
 		return -1;
+	close(pfd);
+	*failed = BW_MKDIR;
+	return make_dirs(ms, path, mode);
+}
+
+/* An empty file at DEST, its parents first (see make_dir). */
+static int make_file(struct mount_state *ms, const char *dest, enum bwrap_text *failed)
+{
+	const char *leaf;
+	int pfd = open_parent(ms, dest, &leaf);
+	int fd;
+
+	*failed = BW_MKDIR_PARENTS;
+	if (pfd < 0)
+		return -1;
+	*failed = BW_CREATE_FILE_AT;
 	fd = openat(pfd, leaf, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 	close(pfd);
 	if (fd < 0 && errno != EEXIST)
@@ -486,6 +602,35 @@ static int mount_point(struct mount_state *ms, const char *dest, bool dir)
 	if (fd >= 0)
 		close(fd);
 	return resolve(ms, dest, O_PATH);
+}
+
+/* bwrap mode refuses an existing mount point of the other kind as bwrap
+ * does, before mounting: a directory wanted where a file is, or the
+ * reverse. */
+static int check_kind(struct mount_state *ms, int fd, bool dir, enum bwrap_text *failed)
+{
+	struct stat st;
+
+	if (!ms->bwrap || fstat(fd, &st) < 0 || S_ISDIR(st.st_mode) == dir)
+		return fd;
+	close(fd);
+	*failed = dir ? BW_MKDIR : BW_CREATE_FILE_AT;
+	errno = dir ? ENOTDIR : EISDIR;
+	return -1;
+}
+
+/* Open DEST as a mount point, creating a directory or an empty file. */
+static int mount_point(struct mount_state *ms, const char *dest, bool dir,
+		       enum bwrap_text *failed)
+{
+	int fd = resolve(ms, dest, O_PATH);
+
+	*failed = BW_MKDIR_PARENTS;	/* a parent that is no directory */
+	if (fd >= 0)
+		return check_kind(ms, fd, dir, failed);
+	if (errno != ENOENT)
+		return -1;
+	return dir ? make_dir(ms, dest, 0755, failed) : make_file(ms, dest, failed);
 }
 
 static bool same_file(int a, int b)
@@ -496,20 +641,57 @@ static bool same_file(int a, int b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int attach(struct mount_state *ms, int tree, const char *dest, bool dir)
-{
-	int fd = mount_point(ms, dest, dir);
-	bool on_root;
-	int r;
+/* bwrap's text for a failed mount: ID with A and B. */
+struct mount_text {
+	enum bwrap_text id;
+	const char *a, *b;
+};
 
-	if (fd < 0)
-		return mount_error(ms, "create mount point", dest);
-	r = move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+static int open_mount_point(struct mount_state *ms, const char *dest, bool dir)
+{
+	enum bwrap_text failed;
+	int fd = mount_point(ms, dest, dir, &failed);
+
+	return fd < 0 ? op_error(ms, "create mount point", dest, failed, dest, NULL) : fd;
+}
+
+/* Mount TREE on the mount point FD (which this closes). */
+static int attach_at(struct mount_state *ms, int tree, int fd, const char *dest,
+		     const struct mount_text *mt)
+{
+	bool on_root;
+	int r = move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+
 	on_root = r == 0 && same_file(fd, ms->root);
 	close(fd);
 	if (r < 0)
-		return mount_error(ms, "attach on", dest);
+		return op_error(ms, "attach on", dest, mt->id, mt->a, mt->b);
 	return on_root ? reopen_root(ms) : 0;
+}
+
+static int attach(struct mount_state *ms, int tree, const char *dest, bool dir,
+		  const struct mount_text *mt)
+{
+	int fd = open_mount_point(ms, dest, dir);
+
+	return fd < 0 ? -1 : attach_at(ms, tree, fd, dest, mt);
+}
+
+/* A new file system TREE (or its failure, in WHAT's words) on the mount
+ * point AT, which bwrap makes before mounting. */
+static int attach_new(struct mount_state *ms, int at, int tree, const char *dest,
+		      const char *what, const struct mount_text *mt)
+{
+	int r;
+
+	if (tree < 0) {
+		r = op_error(ms, what, dest, mt->id, mt->a, mt->b);
+		close(at);
+		return r;
+	}
+	r = attach_at(ms, tree, at, dest, mt);
+	close(tree);
+	return r;
 }
 
 static bool is_dir_fd(int fd)
@@ -519,14 +701,23 @@ static bool is_dir_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static bool is_overlay(const struct fs_op *op)
+{
+	return op->kind == FS_OVERLAY || op->kind == FS_TMP_OVERLAY ||
+	       op->kind == FS_RO_OVERLAY;
+}
+
 static int do_bind(struct mount_state *ms, struct fs_op *op, size_t i)
 {
 	int tree = ms->trees[i];
+	struct mount_text mt = { BW_BIND, op->src ? op->src : "", op->dest };
 	int r;
 
 	if (tree < 0)	/* a -try whose source is missing */
 		return 0;
-	r = attach(ms, tree, op->dest, is_dir_fd(tree));
+	if (is_overlay(op))
+		mt = (struct mount_text){ BW_OVERLAY, op->dest, "" };
+	r = attach(ms, tree, op->dest, is_dir_fd(tree), &mt);
 	close(tree);
 	ms->trees[i] = -1;
 	return r;
@@ -534,34 +725,35 @@ static int do_bind(struct mount_state *ms, struct fs_op *op, size_t i)
 
 static int do_tmpfs(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = make_tmpfs(op->has_perms ? op->perms : 0755, op->size);
-	int r;
+	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
+	int at = open_mount_point(ms, op->dest, true);
 
-	if (fd < 0)
-		return mount_error(ms, "new tmpfs for", op->dest);
-	r = attach(ms, fd, op->dest, true);
-	close(fd);
-	return r;
+	if (at < 0)
+		return -1;
+	return attach_new(ms, at, make_tmpfs(op->has_perms ? op->perms : 0755, op->size),
+			  op->dest, "new tmpfs for", &mt);
 }
 
 static int do_mqueue(struct mount_state *ms, struct fs_op *op)
 {
-	/* bwrap mounts mqueue without nosuid,nodev */
-	int fd = make_fs_attrs("mqueue", NULL, 0, ms->bwrap ? 0 :
-			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	int r;
+	struct mount_text mt = { BW_MOUNT_MQUEUE, op->dest, NULL };
+	int at = open_mount_point(ms, op->dest, true);
 
-	if (fd < 0)
-		return mount_error(ms, "new mqueue for", op->dest);
-	r = attach(ms, fd, op->dest, true);
-	close(fd);
-	return r;
+	if (at < 0)
+		return -1;
+	/* bwrap mounts mqueue without nosuid,nodev */
+	return attach_new(ms, at, make_fs_attrs("mqueue", NULL, 0, ms->bwrap ? 0 :
+						 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV),
+			  op->dest, "new mqueue for", &mt);
 }
 
 /* Bind a path of the new procfs onto itself read-only (or, with MASK,
  * cover it with an empty read-only tmpfs): sysctls and kernel knobs must
  * not be writable by a caller who is root, mapped to root. */
-static int cover_proc_path(int procfd, const char *name)
+/* hutch mode makes a cover noexec too; bwrap's bind of the path onto
+ * itself keeps what the procfs has (noexec for a new one, not for the
+ * host's). */
+static int cover_proc_path(int procfd, const char *name, bool noexec)
 {
 	int tree = open_tree(procfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	int r;
@@ -569,7 +761,7 @@ static int cover_proc_path(int procfd, const char *name)
 	if (tree < 0)
 		return errno == ENOENT ? 0 : -1;
 	r = set_attrs(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-		      MOUNT_ATTR_NOEXEC, true);
+		      (noexec ? MOUNT_ATTR_NOEXEC : 0), true);
 	if (r == 0)
 		r = move_mount(tree, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH);
 	close(tree);
@@ -626,63 +818,101 @@ static int mask_proc_file(struct mount_state *ms, int procfd, const char *name)
 static const char *const proc_ro_bwrap[] = { "sys", "sysrq-trigger", "irq", "bus" };
 static const char *const proc_ro_hutch[] = { "fs", "acpi", "scsi" };
 
+/* hutch mode covers every one of proc_ro_bwrap.  bwrap covers only those
+ * it could write (for a caller that is not root, none): a procfs with
+ * covers is not wholly visible, and the kernel then refuses a new procfs
+ * inside (unshare --mount-proc, a nested sandbox with --proc).  Returns
+ * 1 to cover, 0 not to, -1 (errno set) when access(2) fails otherwise. */
+static int wants_cover(const struct mount_state *ms, int procfd, const char *name)
+{
+	if (!ms->bwrap || faccessat(procfd, name, W_OK, 0) == 0)
+		return 1;
+	return errno == EACCES || errno == ENOENT || errno == EROFS ? 0 : -1;
+}
+
 static int cover_proc(struct mount_state *ms, const char *dest)
 {
 	int procfd = resolve(ms, dest, O_PATH | O_DIRECTORY);
+	const char *failed = "";
 	int r = 0;
 
 	if (procfd < 0)
 		return mount_error(ms, "open", dest);
-	for (size_t i = 0; i < 4 && r == 0; i++)
-		r = cover_proc_path(procfd, proc_ro_bwrap[i]);
+	for (size_t i = 0; i < 4 && r == 0; i++) {
+		int wanted = wants_cover(ms, procfd, proc_ro_bwrap[i]);
+
+		if (wanted < 0) {
+			r = op_error(ms, "access", proc_ro_bwrap[i], BW_PROC_ACCESS, dest,
+				     proc_ro_bwrap[i]);
+			close(procfd);
+			return r;
+		}
+		if (wanted && (r = cover_proc_path(procfd, proc_ro_bwrap[i], !ms->bwrap)) < 0)
+			failed = proc_ro_bwrap[i];
+	}
 	for (size_t i = 0; i < 3 && r == 0 && !ms->bwrap; i++)
-		r = cover_proc_path(procfd, proc_ro_hutch[i]);
+		r = cover_proc_path(procfd, proc_ro_hutch[i], true);
 	if (r == 0 && !ms->bwrap)
 		r = mask_proc_file(ms, procfd, "kcore");
 	close(procfd);
 	if (r < 0)
-		return mount_error(ms, "make read-only under", dest);
+		return op_error(ms, "make read-only under", dest, BW_COVER_PROC, dest, failed);
 	return 0;
 }
 
 static int do_proc(struct mount_state *ms, struct fs_op *op, size_t i)
 {
-	int r = attach(ms, ms->trees[i], op->dest, true);
+	struct mount_text mt = { proc_text(ms), op->dest, NULL };
+	int r = attach(ms, ms->trees[i], op->dest, true, &mt);
 
 	close(ms->trees[i]);
 	ms->trees[i] = -1;
 	return r < 0 ? r : cover_proc(ms, op->dest);
 }
 
-static int make_symlink(struct mount_state *ms, const char *target, const char *dest)
+/* DEST exists where a link to TARGET was to be made: bwrap accepts a
+ * link with the same target, and says what is there instead. */
+static int existing_symlink(struct mount_state *ms, int pfd, const char *leaf,
+			    const char *target, const char *dest)
 {
 	char existing[PATH_MAX];
-	const char *leaf;
-	int pfd = open_parent(ms, dest, &leaf);
-	ssize_t n;
+	ssize_t n = readlinkat(pfd, leaf, existing, sizeof(existing) - 1);
+	enum bwrap_text id = errno == EINVAL ? BW_SYMLINK_NOT_LINK : BW_SYMLINK_UNREADABLE;
 
-	if (pfd < 0)
-		return mount_error(ms, "create parent of", dest);
-	if (symlinkat(target, pfd, leaf) == 0) {
-		close(pfd);
-		return 0;
-	}
-	/* bwrap accepts an existing link with the same target. */
-	n = errno == EEXIST ? readlinkat(pfd, leaf, existing, sizeof(existing) - 1) : -1;
-	close(pfd);
 	if (n >= 0 && (size_t)n == strlen(target) && memcmp(existing, target, (size_t)n) == 0)
 		return 0;
-	errno = n >= 0 ? EEXIST : errno;
-	return mount_error(ms, "symlink", dest);
+	if (n >= 0) {
+		existing[n] = '\0';
+		id = BW_SYMLINK_EXISTS;
+	}
+	errno = n >= 0 || !ms->bwrap ? EEXIST : errno;
+	return op_error(ms, "symlink", dest, id, dest, existing);
+}
+
+static int make_symlink(struct mount_state *ms, const char *target, const char *dest)
+{
+	const char *leaf;
+	int pfd = open_parent(ms, dest, &leaf);
+	int r = 0;
+
+	if (pfd < 0)
+		return op_error(ms, "create parent of", dest, BW_MKDIR_PARENTS, dest, NULL);
+	if (symlinkat(target, pfd, leaf) < 0)
+		r = errno == EEXIST ? existing_symlink(ms, pfd, leaf, target, dest) :
+		    op_error(ms, "symlink", dest, BW_SYMLINK, dest, NULL);
+	close(pfd);
+	return r;
 }
 
 static int dev_file(struct mount_state *ms, const char *dev, const char *name,
 		    int tree)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], host[PATH_MAX];
+	struct mount_text mt = { BW_BIND, host, path };
 
 	snprintf(path, sizeof(path), "%s/%s", dev, name);
-	return attach(ms, tree, path, false);
+	snprintf(host, sizeof(host), "/dev/%s", name);
+	return attach(ms, tree, path, false, &mt);
 }
 
 static int dev_devpts(struct mount_state *ms, const char *dev)
@@ -691,11 +921,12 @@ static int dev_devpts(struct mount_state *ms, const char *dev)
 		"newinstance", "", "ptmxmode", "0666", "mode", "620",
 	};
 	char path[PATH_MAX];
+	struct mount_text mt = { BW_MOUNT_DEVPTS, dev, NULL };
 	int fs, mnt, r;
 
-	fs = fsopen("devpts", FSOPEN_CLOEXEC);
+	fs = open_fs("devpts");
 	if (fs < 0)
-		return mount_error(ms, "new devpts for", dev);
+		return op_error(ms, "new devpts for", dev, mt.id, dev, NULL);
 	r = fsconfig(fs, FSCONFIG_SET_FLAG, opts[0], NULL, 0);
 	for (int i = 2; i < 6 && r == 0; i += 2)
 		r = fsconfig(fs, FSCONFIG_SET_STRING, opts[i], opts[i + 1], 0);
@@ -704,9 +935,9 @@ static int dev_devpts(struct mount_state *ms, const char *dev)
 	mnt = r == 0 ? fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC) : -1;
 	close(fs);
 	if (mnt < 0)
-		return mount_error(ms, "new devpts for", dev);
+		return op_error(ms, "new devpts for", dev, mt.id, dev, NULL);
 	snprintf(path, sizeof(path), "%s/pts", dev);
-	r = attach(ms, mnt, path, true);
+	r = attach(ms, mnt, path, true, &mt);
 	close(mnt);
 	return r;
 }
@@ -717,16 +948,28 @@ static const char *const dev_links[][2] = {
 	{ "/proc/self/fd/2", "stderr" }, { "/proc/kcore", "core" },
 };
 
+static int dev_console(struct mount_state *ms, const char *dev)
+{
+	char path[PATH_MAX];
+	struct mount_text mt = { BW_BIND, ms->console_src, path };
+
+	if (ms->console < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/console", dev);
+	return attach(ms, ms->console, path, false, &mt);
+}
+
 static int do_dev(struct mount_state *ms, struct fs_op *op)
 {
 	char path[PATH_MAX];
 	int fd = make_tmpfs(0755, 0);
+	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
 	int r;
 
 	if (fd < 0)
-		return mount_error(ms, "new tmpfs for", op->dest);
+		return op_error(ms, "new tmpfs for", op->dest, mt.id, op->dest, NULL);
 	/* Device nodes must work in this tmpfs: no nodev on it. */
-	r = attach(ms, fd, op->dest, true);
+	r = attach(ms, fd, op->dest, true, &mt);
 	close(fd);
 	for (int i = 0; i < N_DEV_NODES && r == 0; i++)
 		r = dev_file(ms, op->dest, dev_nodes[i], ms->dev_nodes[i]);
@@ -736,18 +979,21 @@ static int do_dev(struct mount_state *ms, struct fs_op *op)
 	}
 	snprintf(path, sizeof(path), "%s/shm", op->dest);
 	if (r == 0 && (fd = make_dirs(ms, path, 0755)) < 0)
-		return mount_error(ms, "create", path);
+		return op_error(ms, "create", path, BW_DEV_SHM, op->dest, NULL);
 	if (r == 0)
 		close(fd);
-	return r == 0 ? dev_devpts(ms, op->dest) : r;
+	if (r == 0)
+		r = dev_devpts(ms, op->dest);
+	return r == 0 ? dev_console(ms, op->dest) : r;
 }
 
 static int do_dir(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = make_dirs(ms, op->dest, op->has_perms ? op->perms : 0755);
+	enum bwrap_text failed;
+	int fd = make_dir(ms, op->dest, op->has_perms ? op->perms : 0755, &failed);
 
 	if (fd < 0)
-		return mount_error(ms, "create directory", op->dest);
+		return op_error(ms, "create directory", op->dest, failed, op->dest, NULL);
 	close(fd);
 	return 0;
 }
@@ -767,13 +1013,13 @@ static int chmod_fd(int fd, mode_t mode)
 static int do_chmod(struct mount_state *ms, struct fs_op *op)
 {
 	int fd = resolve(ms, op->dest, O_PATH);
-	int r;
+	char mode[16];
+	int r = fd < 0 ? -1 : chmod_fd(fd, op->perms);
 
-	if (fd < 0)
-		return mount_error(ms, "chmod", op->dest);
-	r = chmod_fd(fd, op->perms);
-	close(fd);
-	return r < 0 ? mount_error(ms, "chmod", op->dest) : 0;
+	if (fd >= 0)
+		close(fd);
+	snprintf(mode, sizeof(mode), "%#o", (unsigned)op->perms);
+	return r < 0 ? op_error(ms, "chmod", op->dest, BW_CHMOD, mode, op->dest) : 0;
 }
 
 static int copy_fd(int from, int to)
@@ -792,17 +1038,28 @@ static int copy_fd(int from, int to)
 	return n < 0 ? -1 : 0;
 }
 
+static int create_at(int dirfd, const char *leaf, mode_t mode)
+{
+	return openat(dirfd, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+/* Fill the new file FD from FROM and give it MODE. */
+static int fill_fd(int fd, mode_t mode, int from)
+{
+	int r = copy_fd(from, fd);
+
+	return r == 0 ? fchmod(fd, mode) : r;
+}
+
 /* Create DEST (or NAME in DIRFD) with MODE and fill it from FD. */
 static int fill_file_at(int dirfd, const char *leaf, mode_t mode, int from)
 {
-	int fd = openat(dirfd, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd = create_at(dirfd, leaf, mode);
 	int r;
 
 	if (fd < 0)
 		return -1;
-	r = copy_fd(from, fd);
-	if (r == 0)
-		r = fchmod(fd, mode);
+	r = fill_fd(fd, mode, from);
 	close(fd);
 	return r;
 }
@@ -810,16 +1067,20 @@ static int fill_file_at(int dirfd, const char *leaf, mode_t mode, int from)
 static int do_file(struct mount_state *ms, struct fs_op *op)
 {
 	const char *leaf;
+	mode_t mode = op->has_perms ? op->perms : 0666;
 	int pfd = open_parent(ms, op->dest, &leaf);
-	int r;
+	int fd, r;
 
 	if (pfd < 0)
-		return mount_error(ms, "create parent of", op->dest);
-	r = fill_file_at(pfd, leaf, op->has_perms ? op->perms : 0666, op->fd);
+		return op_error(ms, "create parent of", op->dest, BW_MKDIR_PARENTS, op->dest, NULL);
+	fd = create_at(pfd, leaf, mode);
 	close(pfd);
-	close(op->fd);
-	return r < 0 ? log_fail(ms->err, ms->errlen, "mounts", "Can't write data to file",
-				op->dest, errno) : 0;
+	r = fd < 0 ? -1 : fill_fd(fd, mode, op->fd);
+	if (fd >= 0)
+		close(fd);
+	fds_retire(op->fd);
+	return r < 0 ? op_error(ms, "Can't write data to file", op->dest,
+				fd < 0 ? BW_CREATE_FILE : BW_WRITE_DATA, op->dest, NULL) : 0;
 }
 
 /* --bind-data: the data lives in a private tmpfs of its own. */
@@ -827,14 +1088,15 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 {
 	int tmp = make_tmpfs(0755, 0);
 	int tree = -1, r = -1;
+	struct mount_text mt = { BW_BIND, "bindfile", op->dest };
 
 	if (tmp >= 0 && fill_file_at(tmp, "data", op->has_perms ? op->perms : 0600, op->fd) == 0)
 		tree = clone_tmpfs_file(ms, tmp, "data");
-	close(op->fd);
+	fds_retire(op->fd);
 	if (tree >= 0 && (!(op->flags & FS_READONLY) || set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0))
-		r = attach(ms, tree, op->dest, false);
+		r = attach(ms, tree, op->dest, false, &mt);
 	else
-		r = mount_error(ms, "Can't write data to file", op->dest);
+		r = op_error(ms, "Can't write data to file", op->dest, BW_WRITE_DATA, op->dest, NULL);
 	if (tree >= 0)
 		close(tree);
 	if (tmp >= 0)
@@ -842,16 +1104,35 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 	return r;
 }
 
+/* bwrap makes the parents of DEST even for --remount-ro. */
+static int remount_parents(struct mount_state *ms, const char *dest)
+{
+	const char *leaf;
+	int pfd;
+
+	if (!ms->bwrap)
+		return 0;
+	pfd = open_parent(ms, dest, &leaf);
+	if (pfd < 0)
+		return op_error(ms, "create parent of", dest, BW_MKDIR_PARENTS, dest, NULL);
+	close(pfd);
+	return 0;
+}
+
 static int do_remount_ro(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = resolve(ms, op->dest, O_PATH);
-	int r;
+	int fd, r;
 
+	if (remount_parents(ms, op->dest) < 0)
+		return -1;
+	fd = resolve(ms, op->dest, O_PATH);
 	if (fd < 0)
-		return mount_error(ms, "remount read-only", op->dest);
+		return op_error(ms, "remount read-only", op->dest, BW_REMOUNT_RO_MISSING,
+				op->dest, NULL);
 	r = set_attrs(fd, MOUNT_ATTR_RDONLY, false);
 	close(fd);
-	return r < 0 ? mount_error(ms, "remount read-only", op->dest) : 0;
+	return r < 0 ? op_error(ms, "remount read-only", op->dest, BW_REMOUNT_RO, op->dest,
+				NULL) : 0;
 }
 
 static int do_mirror(struct mount_state *ms, struct fs_op *op, size_t i)
@@ -861,10 +1142,41 @@ static int do_mirror(struct mount_state *ms, struct fs_op *op, size_t i)
 	return do_bind(ms, op, i);
 }
 
+/* The mode bwrap records for an operation: its --perms, or the kind's
+ * default, or 0 for the kinds that create nothing with a mode. */
+static mode_t bwrap_op_mode(const struct fs_op *op)
+{
+	if (op->has_perms)
+		return op->perms;
+	switch (op->kind) {
+	case FS_TMPFS: case FS_DIR: return 0755;
+	case FS_FILE: return 0666;
+	case FS_BIND_DATA: return 0600;
+	default: return 0;
+	}
+}
+
+/* The parent directories an operation creates: 0755; in bwrap mode, as
+ * bwrap makes them, closed to the group where the operation's mode has
+ * no group bit, likewise to others. */
+static mode_t parent_mode(const struct mount_state *ms, const struct fs_op *op)
+{
+	mode_t perms = bwrap_op_mode(op), mode = 0755;
+
+	if (!ms->bwrap)
+		return mode;
+	if (!(perms & 070))
+		mode &= ~050u;
+	if (!(perms & 07))
+		mode &= ~05u;
+	return mode;
+}
+
 static int do_op(struct mount_state *ms, size_t i)
 {
 	struct fs_op *op = &ms->plan->ops[i];
 
+	ms->parent_mode = parent_mode(ms, op);
 	switch (op->kind) {
 	case FS_BIND: case FS_BIND_FD: return do_bind(ms, op, i);
 	case FS_OVERLAY: case FS_TMP_OVERLAY: case FS_RO_OVERLAY: return do_bind(ms, op, i);
@@ -892,6 +1204,7 @@ void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, siz
 	ms->errlen = errlen;
 	ms->root = -1;
 	ms->private_proc = -1;
+	ms->parent_mode = 0755;
 	ms->trees = xreallocarray(NULL, plan->n_ops, sizeof(int));
 	ms->links = xreallocarray(NULL, plan->n_ops, sizeof(char *));
 	for (size_t i = 0; i < plan->n_ops; i++) {
@@ -900,6 +1213,7 @@ void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, siz
 	}
 	for (int i = 0; i < N_DEV_NODES; i++)
 		ms->dev_nodes[i] = -1;
+	ms->console = -1;
 }
 
 void mounts_release(struct mount_state *ms)
@@ -912,6 +1226,10 @@ void mounts_release(struct mount_state *ms)
 	for (int i = 0; i < N_DEV_NODES; i++)
 		if (ms->dev_nodes[i] >= 0)
 			close(ms->dev_nodes[i]);
+	if (ms->console >= 0)
+		close(ms->console);
+	free(ms->console_src);
+	ms->console_src = NULL;
 	if (ms->root >= 0)
 		close(ms->root);
 	free(ms->trees);
@@ -920,23 +1238,39 @@ void mounts_release(struct mount_state *ms)
 	ms->links = NULL;
 }
 
+/* Like bwrap: --chdir; else the same directory if the sandbox has it;
+ * else, in bwrap mode, $HOME as COMMAND will have it; else /.  ms->pwd
+ * names the one entered as it was reached. */
 static int enter_cwd(struct mount_state *ms, const char *old_cwd)
 {
 	const char *dir = ms->plan->chdir;
+	const char *home = ms->bwrap ? plan_getenv(ms->plan, "HOME") : NULL;
 
-	if (dir) {
-		if (chdir(dir) < 0)
-			return log_fail(ms->err, ms->errlen, "mounts",
-					ms->bwrap ? "Can't chdir to" : "chdir", dir, errno);
-		return 0;
+	/* A later mount over the bound current directory (--tmpfs /tmp
+	 * after a profile's bind of /tmp/x): start in /, as hutch(1)
+	 * promises, and say which option it was. */
+	if (dir && ms->plan->cwd_cover && chdir(dir) < 0) {
+		char msg[PATH_MAX + 200];
+
+		snprintf(msg, sizeof(msg), "mounts: the current directory %.*s is not in the "
+			 "sandbox, covered by %.*s: COMMAND starts in /", PATH_MAX / 2, dir,
+			 PATH_MAX / 2, ms->plan->cwd_cover);
+		log_warning(ms->plan->prog, msg);
+		dir = NULL;
+	} else if (dir && chdir(dir) < 0) {
+		return op_error(ms, "chdir", dir, BW_CHDIR, dir, NULL);
 	}
-	/* Like bwrap: stay in the same directory if the sandbox has it. */
-	if (old_cwd[0] && chdir(old_cwd) == 0)
-		return 0;
-	return chdir("/") < 0 ? mount_error(ms, "chdir", "/") : 0;
+	if (!dir && old_cwd[0] && chdir(old_cwd) == 0)
+		dir = old_cwd;
+	if (!dir && home && chdir(home) == 0)
+		dir = home;
+	if (!dir && chdir("/") < 0)
+		return mount_error(ms, "chdir", "/");
+	snprintf(ms->pwd, sizeof(ms->pwd), "%s", dir ? dir : "/");
+	return 0;
 }
 
-int mounts_build(struct mount_state *ms)
+static int build_tree(struct mount_state *ms)
 {
 	char old_cwd[PATH_MAX];
 
@@ -953,4 +1287,15 @@ int mounts_build(struct mount_state *ms)
 	if (pivot_into_root(ms) < 0)
 		return -1;
 	return enter_cwd(ms, old_cwd);
+}
+
+/* bwrap builds the tree with umask 0: modes are exactly those asked. */
+int mounts_build(struct mount_state *ms)
+{
+	mode_t umask_before = ms->bwrap ? umask(0) : 0;
+	int r = build_tree(ms);
+
+	if (ms->bwrap)
+		umask(umask_before);
+	return r;
 }

@@ -2,8 +2,10 @@
 #ifndef HUTCH_MOUNTS_H
 #define HUTCH_MOUNTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "plan.h"
 
 #define N_DEV_NODES 6
@@ -14,11 +16,17 @@ struct mount_state {
 	int *trees;		/* per op: cloned source or new mount, or -1 */
 	char **links;		/* per op: --mirror of a host symlink */
 	int dev_nodes[N_DEV_NODES];
+	int console;		/* bwrap mode: the caller's terminal, or -1 */
+	char *console_src;	/* its path on the host */
 	int root;		/* O_PATH fd of the new root */
 	const char *attach_point; /* where it hangs until pivot_root */
 	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
 	bool proc_substituted;	/* a fresh procfs was refused (see mounts.c) */
 	bool proc_fenced;	/* /proc is the caller's: COMMAND needs a Landlock domain */
+	char pwd[PATH_MAX];	/* the working directory as it was entered
+				   (bwrap's PWD) */
+	mode_t parent_mode;	/* of the parent directories the operation
+				   being carried out creates */
 	char *err;
 	size_t errlen;
 };

@@ -2,7 +2,6 @@
  * effects: nothing is opened but profiles. */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,25 +9,44 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cwd.h"
+#include "fds.h"
 #include "guard.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
 #include "util.h"
 
-static enum mode mode_from_argv0(const char *argv0)
+static bool is_reexec_marker(const char *entry)
+{
+	size_t len = strlen(PLAN_REEXEC_ENV);
+
+	return strncmp(entry, PLAN_REEXEC_ENV, len) == 0 && entry[len] == '=';
+}
+
+/* bwrap's own tests, and callers that nest bwrap, run it again inside
+ * its sandbox as /proc/self/exe: that is bwrap mode again (see
+ * PLAN_REEXEC_ENV).  Any other name but bwrap is hutch mode. */
+static enum mode mode_from_argv0(const char *argv0, char **envp)
 {
 	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
 
 	base = base ? base + 1 : argv0 ? argv0 : "hutch";
-	return strcmp(base, "bwrap") == 0 ? MODE_BWRAP : MODE_HUTCH;
+	if (strcmp(base, "bwrap") == 0)
+		return MODE_BWRAP;
+	if (argv0 && strcmp(argv0, PLAN_SELF_EXE) == 0)
+		for (char **e = envp; e && *e; e++)
+			if (is_reexec_marker(*e))
+				return MODE_BWRAP;
+	return MODE_HUTCH;
 }
 
 static void init_plan(struct plan *plan, char **argv, char **envp)
 {
 	memset(plan, 0, sizeof(*plan));
-	plan->mode = mode_from_argv0(argv[0]);
+	plan->mode = mode_from_argv0(argv[0], envp);
 	plan->prog = plan->mode == MODE_BWRAP ? "bwrap" : "hutch";
+	plan->invoked_as = argv[0] ? argv[0] : plan->prog;
 	plan->caller_uid = getuid();
 	plan->caller_gid = getgid();
 	plan->uid = plan->caller_uid;
@@ -43,7 +61,7 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 		char *eq = strchr(*e, '=');
 		char *name;
 
-		if (!eq)
+		if (!eq || is_reexec_marker(*e))
 			continue;
 		name = strndup(*e, (size_t)(eq - *e));
 		if (name)
@@ -52,11 +70,36 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 	}
 }
 
+/* In hutch mode an option that fails is named, and one from a profile
+ * names the profile's FILE:LINE too, so that a bad line can be found
+ * among composed and included ones.  (bwrap mode keeps bwrap's texts.) */
+static int apply_record(struct plan *plan, const struct option_record *rec,
+			char **envp, char *err, size_t errlen)
+{
+	const char *name = cli_option_name(rec->key);
+	char why[4096];
+
+	if (cli_apply(plan, rec, envp, err, errlen) == 0)
+		return 0;
+	if (plan->mode != MODE_HUTCH)
+		return -1;
+	if (name && strncmp(err, "--", 2) != 0) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--%s: %s", name, why);
+	}
+	if (strcmp(rec->origin, "command line") != 0 &&
+	    strncmp(err, rec->origin, strlen(rec->origin)) != 0) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", rec->origin, why);
+	}
+	return -1;
+}
+
 static int apply_records(struct plan *plan, const struct record_list *list,
 			 char **envp, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < list->n; i++)
-		if (cli_apply(plan, &list->recs[i], envp, err, errlen) < 0)
+		if (apply_record(plan, &list->recs[i], envp, err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -88,33 +131,24 @@ static int apply_profiles(struct plan *plan, const struct record_list *cl,
 	return r;
 }
 
-static char *caller_home(char **envp)
+/* The current directory is bound at its own path, unless it would expose
+ * the home directory or host sockets (cwd.c). */
+/* A guard's refusal (R < 0, ERR) fails the parse, except for --explain,
+ * which shows the plan and the first refusal, so it can be read. */
+static int refusal(struct plan *plan, int r, const char *err)
 {
-	struct passwd *pw;
-
-	for (char **e = envp; e && *e; e++)
-		if (strncmp(*e, "HOME=", 5) == 0 && (*e)[5])
-			return xstrdup(*e + 5);
-	pw = getpwuid(getuid());
-	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
+	if (r == 0 || !plan->explain)
+		return r;
+	if (!plan->refused)
+		plan->refused = xstrdup(err);
+	return 0;
 }
 
-/* Is DIR the directory HOME or one of its ancestors ("/" included)? */
-static bool holds_home(const char *dir, const char *home)
-{
-	size_t len = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(home, dir, len) == 0 && (home[len] == '\0' || home[len] == '/');
-}
-
-/* Exposing the current directory must never expose the home directory:
- * run from ~, a read-only cwd would hand ~/.ssh to the sandbox. */
 static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
 	char *home = NULL;
+	const struct fs_op *cover;
 	int r = 0;
 
 	for (size_t i = 0; i < plan->n_ops && r == 0; i++) {
@@ -129,19 +163,16 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 		}
 		if (!home)
 			home = caller_home(envp);
-		if (holds_home(cwd, home)) {
-			snprintf(err, errlen,
-				 "parse: current directory %s: %s %s, so exposing it would expose "
-				 "your home directory (~/.ssh and the rest); run from a project "
-				 "directory, or use --profile none", cwd,
-				 strcmp(cwd, home) == 0 ? "is" : "holds", home);
-			r = -1;
+		r = refusal(plan, cwd_check(plan, i, cwd, home, envp, err, errlen), err);
+		if (r < 0)
 			break;
-		}
 		free(op->src);
 		free(op->dest);
 		op->src = xstrdup(cwd);
 		op->dest = xstrdup(cwd);
+		if (!plan->chdir && (cover = cwd_covered_by(plan, i)) && !plan->cwd_cover)
+			plan->cwd_cover = xasprintf("--%s %s (%s)", plan_op_name(cover->kind),
+						    cover->dest, cover->origin);
 		if (!plan->chdir)
 			plan->chdir = xstrdup(cwd);
 	}
@@ -149,11 +180,11 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 	return r;
 }
 
-static int check_persistence(const struct plan *plan, char **envp, char *err,
+static int check_persistence(struct plan *plan, char **envp, char *err,
 			     size_t errlen)
 {
 	char *home = caller_home(envp);
-	int r = guard_check(plan, home, err, errlen);
+	int r = refusal(plan, guard_check(plan, home, err, errlen), err);
 
 	free(home);
 	return r;
@@ -170,6 +201,10 @@ static int take_command(struct plan *plan, struct record_list *cl,
 	}
 	plan->argv = cl->command;
 	cl->command = NULL;
+	if (plan->mode == MODE_HUTCH && !plan->argv[0][0]) {
+		snprintf(err, errlen, "parse: COMMAND is an empty word");
+		return -1;
+	}
 	return 0;
 }
 
@@ -207,6 +242,8 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = apply_profiles(plan, &cl, envp, err, errlen);
 	if (r == 0)
 		r = apply_records(plan, &cl, envp, err, errlen);
+	if (r == 0 && plan->mode == MODE_HUTCH)
+		r = fds_check_passed(plan, err, errlen);
 	if (r == 0 && !plan->show_help && !plan->show_version)
 		r = take_command(plan, &cl, err, errlen);
 	if (r == 0 && plan->argv)
@@ -217,10 +254,12 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
 		plan->seccomp_policy = xstrdup("default");
-	/* bwrap keeps a root sandbox the capabilities its caller holds,
-	 * unless told otherwise; hutch mode never does. */
-	if (r == 0 && plan->mode == MODE_BWRAP && plan->uid == 0 && plan->caller_uid == 0)
-		plan->caps_add |= policy_permitted_caps();
+	/* bwrap starts a root caller's sandbox from the capabilities the
+	 * caller holds (--cap-add and --cap-drop change them; a COMMAND
+	 * that is not uid 0 loses them at execve unless they are ambient);
+	 * hutch mode never does. */
+	if (r == 0 && plan->mode == MODE_BWRAP && plan->caller_uid == 0)
+		plan->caps_add |= policy_effective_caps();
 	records_free(&cl);
 	return r;
 }

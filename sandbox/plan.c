@@ -5,6 +5,20 @@
 #include "plan.h"
 #include "util.h"
 
+static const char *const op_names[] = {
+	[FS_BIND] = "bind", [FS_REMOUNT_RO] = "remount-ro", [FS_PROC] = "proc",
+	[FS_DEV] = "dev", [FS_TMPFS] = "tmpfs", [FS_MQUEUE] = "mqueue", [FS_DIR] = "dir",
+	[FS_SYMLINK] = "symlink", [FS_CHMOD] = "chmod", [FS_FILE] = "file",
+	[FS_BIND_DATA] = "bind-data", [FS_MIRROR] = "mirror", [FS_BIND_FD] = "bind-fd",
+	[FS_OVERLAY] = "overlay", [FS_TMP_OVERLAY] = "tmp-overlay",
+	[FS_RO_OVERLAY] = "ro-overlay",
+};
+
+const char *plan_op_name(enum fs_kind kind)
+{
+	return op_names[kind];
+}
+
 struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind)
 {
 	struct fs_op *op;
@@ -14,14 +28,21 @@ struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind)
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->fd = -1;
-	if (plan->have_next_perms) {
+	if (plan->have_next_perms && plan_kind_takes_perms(kind)) {
 		op->perms = plan->next_perms;
 		op->has_perms = true;
 		plan->have_next_perms = false;
 	}
-	op->size = plan->next_size;
-	plan->next_size = 0;
+	if (kind == FS_TMPFS) {
+		op->size = plan->next_size;
+		plan->next_size = 0;
+	}
 	return op;
+}
+
+bool plan_kind_takes_perms(enum fs_kind kind)
+{
+	return kind == FS_TMPFS || kind == FS_DIR || kind == FS_FILE || kind == FS_BIND_DATA;
 }
 
 static ssize_t env_index(const struct plan *plan, const char *name)
@@ -87,6 +108,8 @@ static void free_strv(char **v, size_t n)
 
 void plan_free(struct plan *plan)
 {
+	free(plan->refused);
+	free(plan->cwd_cover);
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		free(plan->ops[i].src);
 		free(plan->ops[i].dest);
@@ -121,4 +144,9 @@ void plan_free(struct plan *plan)
 		free(plan->rlimits[i].origin);
 	free(plan->rlimits);
 	memset(plan, 0, sizeof(*plan));
+}
+
+int failure_status(const struct plan *plan)
+{
+	return plan->mode == MODE_BWRAP ? 1 : 125;
 }

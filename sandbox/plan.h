@@ -14,6 +14,12 @@ enum mode {
 	MODE_BWRAP,	/* invoked as bwrap: bubblewrap's behaviour exactly */
 };
 
+/* COMMAND "/proc/self/exe" in a bwrap-mode sandbox runs hutch again, as
+ * it runs bwrap again under bwrap: the exec stage marks that run with
+ * this variable, which the new hutch takes out of its environment. */
+#define PLAN_REEXEC_ENV "HUTCH_REEXEC_AS_BWRAP"
+#define PLAN_SELF_EXE "/proc/self/exe"
+
 enum fs_kind {
 	FS_BIND,	/* --bind, --ro-bind, --dev-bind and their -try forms */
 	FS_REMOUNT_RO,	/* --remount-ro */
@@ -76,6 +82,7 @@ struct syscall_rule {
 struct plan {
 	enum mode mode;
 	const char *prog;	/* "hutch" or "bwrap", prefix of messages */
+	const char *invoked_as;	/* argv[0] as given: bwrap's usage line names it */
 
 	/* namespaces */
 	int clone_flags;	/* CLONE_NEW* to create */
@@ -104,6 +111,10 @@ struct plan {
 	char **env;		/* COMMAND's environment, NULL-terminated */
 	size_t n_env;
 	char *chdir;
+	char *refused;		/* --explain: why a run of this plan is refused, or NULL */
+	char *cwd_cover;	/* the option a later mount over the bound current
+				   directory came from, or NULL; chdir is then
+				   the current directory's, and "/" where it is gone */
 	char *argv0;
 	char **argv;		/* COMMAND and its arguments */
 	bool die_with_parent;
@@ -116,6 +127,7 @@ struct plan {
 	size_t n_syscall_rules;
 	unsigned long long caps_add; /* bit per capability */
 	unsigned long long caps_drop;
+	bool caps_given;	/* any --cap-add or --cap-drop */
 	int *pass_fds;		/* fds COMMAND keeps besides 0, 1, 2 */
 	size_t n_pass_fds;
 	int listen_fds;		/* --listen-fds: how many, from 3 on */
@@ -183,11 +195,20 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	       char *err, size_t errlen);
 void plan_free(struct plan *plan);
 
-/* Build helpers used by the option table. */
+/* The name of an fs operation ("bind", "tmpfs", ...). */
+const char *plan_op_name(enum fs_kind kind);
+
+/* Build helpers used by the option table.  A new operation takes the
+ * pending --perms if it creates something with a mode (see
+ * plan_kind_takes_perms), and a tmpfs the pending --size. */
 struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind);
+bool plan_kind_takes_perms(enum fs_kind kind);
 int plan_setenv(struct plan *plan, const char *name, const char *value);
 void plan_unsetenv(struct plan *plan, const char *name);
 void plan_clearenv(struct plan *plan);
 const char *plan_getenv(const struct plan *plan, const char *name);
+
+/* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
+int failure_status(const struct plan *plan);
 
 #endif

@@ -1,5 +1,6 @@
 /* The policy stage: session keyring, capabilities, no_new_privs, seccomp. */
 #define _GNU_SOURCE
+#include "bwrap_text.h"
 #include "policy.h"
 #include "seccomp_policy.h"
 #include "builtin.h"
@@ -35,6 +36,13 @@ struct policy_ready {
 	bool join_session_keyring;
 	unsigned long long keep_caps;	/* caps_add minus caps_drop */
 	cap_t caps;			/* keep_caps in E, P and I */
+	struct bwrap_caps {		/* bwrap mode: how bwrap sets them */
+		bool on;
+		bool drop_bound;	/* in a user namespace of its own */
+		bool set_caps;		/* E, P and I: not for a root caller
+					   who named no capability */
+		bool root_caller;	/* a refused capset is ignored */
+	} bwrap;
 };
 
 /* ---- in the supervisor ---- */
@@ -109,7 +117,7 @@ static unsigned long long possible_caps(const struct plan *plan)
 	return bits;
 }
 
-unsigned long long policy_permitted_caps(void)
+unsigned long long policy_effective_caps(void)
 {
 	cap_t caps = cap_get_proc();
 	unsigned long long bits = 0;
@@ -117,13 +125,31 @@ unsigned long long policy_permitted_caps(void)
 
 	if (!caps)
 		return 0;
-	/* Only those clone passes on, whatever the sandbox's namespaces. */
 	for (cap_value_t cap = 0; cap < cap_max_bits() && cap < 64; cap++)
-		if (cap_get_flag(caps, cap, CAP_PERMITTED, &on) == 0 && on == CAP_SET &&
-		    cap_get_bound(cap) == 1)
+		if (cap_get_flag(caps, cap, CAP_EFFECTIVE, &on) == 0 && on == CAP_SET)
 			bits |= 1ULL << cap;
 	cap_free(caps);
 	return bits;
+}
+
+static unsigned long long known_caps(void)
+{
+	return cap_max_bits() >= 64 ? ~0ULL : (1ULL << cap_max_bits()) - 1;
+}
+
+/* bwrap (not setuid) lowers the bounding set only in a user namespace
+ * it made or joined (and not again in --userns2's), sets E, P and I
+ * unless a root caller named no capability, and takes nothing it is
+ * refused for an error: the kernel decides. */
+static void prepare_bwrap_caps(const struct plan *plan, struct policy_ready *ready)
+{
+	bool own_userns = (plan->clone_flags & CLONE_NEWUSER) || plan->userns_fd >= 0;
+
+	ready->keep_caps = plan->caps_add & ~plan->caps_drop & known_caps();
+	ready->bwrap.on = true;
+	ready->bwrap.drop_bound = own_userns && plan->userns2_fd < 0;
+	ready->bwrap.root_caller = plan->caller_uid == 0;
+	ready->bwrap.set_caps = plan->caps_given || plan->caller_uid != 0;
 }
 
 /* caps_add minus caps_drop; with POLICY_CAPS_ALL, only those that can be
@@ -154,7 +180,9 @@ static int prepare_caps(const struct plan *plan, struct policy_ready *ready,
 {
 	cap_flag_t sets[] = { CAP_EFFECTIVE, CAP_PERMITTED, CAP_INHERITABLE };
 
-	if (caps_to_keep(plan, &ready->keep_caps, err, errlen) < 0)
+	if (plan->mode == MODE_BWRAP)
+		prepare_bwrap_caps(plan, ready);
+	else if (caps_to_keep(plan, &ready->keep_caps, err, errlen) < 0)
 		return -1;
 	ready->caps = cap_init();
 	if (!ready->caps) {
@@ -398,10 +426,52 @@ static int set_ambient_caps(unsigned long long keep, char *err,
 	return 0;
 }
 
+static int bwrap_caps_fail(char *err, size_t errlen, enum bwrap_text id, cap_value_t cap)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", (int)cap);
+	return bwrap_text_fail(err, errlen, MODE_BWRAP,
+			       &(struct failure){ "policy", "", "", id, num, NULL }, errno);
+}
+
+/* bwrap's prctl loop over every capability the kernel knows: what it
+ * refuses (EINVAL, EPERM) is let be, any other error is a failure. */
+static int bwrap_caps_loop(unsigned long long keep, bool drop, char *err, size_t errlen)
+{
+	for (cap_value_t cap = 0; cap < cap_max_bits(); cap++) {
+		bool kept = cap < 64 && (keep & (1ULL << cap));
+		int r = 0;
+
+		if (drop && !kept)
+			r = prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+		else if (!drop && kept)
+			r = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0);
+		if (r < 0 && errno != EINVAL && errno != EPERM)
+			return bwrap_caps_fail(err, errlen, drop ? BW_DROP_BOUND : BW_ADD_AMBIENT,
+					       cap);
+	}
+	return 0;
+}
+
+static int apply_bwrap_caps(const struct policy_ready *ready, char *err, size_t errlen)
+{
+	const struct bwrap_caps *b = &ready->bwrap;
+
+	if (b->drop_bound && bwrap_caps_loop(ready->keep_caps, true, err, errlen) < 0)
+		return -1;
+	if (b->set_caps && cap_set_proc(ready->caps) < 0 &&
+	    !(errno == EPERM && b->root_caller))
+		return bwrap_caps_fail(err, errlen, BW_CAPSET, 0);
+	return bwrap_caps_loop(ready->keep_caps, false, err, errlen);
+}
+
 /* COMMAND gets no capability it was not given explicitly. */
 static int apply_caps(const struct policy_ready *ready, char *err,
 		      size_t errlen)
 {
+	if (ready->bwrap.on)
+		return apply_bwrap_caps(ready, err, errlen);
 	if (drop_bounding_set(ready->keep_caps, err, errlen) < 0 ||
 	    set_process_caps(ready, err, errlen) < 0 ||
 	    set_ambient_caps(ready->keep_caps, err, errlen) < 0)

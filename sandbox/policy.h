@@ -107,8 +107,9 @@ int policy_cap_from_name(const char *name);
  * (A syscall name this architecture has, or @newer.) */
 bool policy_syscall_known(const char *name);
 
-/* The capabilities this process holds (its permitted set): what bwrap
- * keeps for a root sandbox unless told otherwise. */
-unsigned long long policy_permitted_caps(void);
+/* The capabilities this process holds (its effective set): bwrap's
+ * starting point for a root caller, which --cap-add and --cap-drop
+ * change. */
+unsigned long long policy_effective_caps(void);
 
 #endif

@@ -43,27 +43,6 @@ struct line_ctx {
 	int lineno;
 };
 
-static const char *env_value(char *const *envp, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (char *const *e = envp; e && *e; e++)
-		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
-			return *e + len + 1;
-	return NULL;
-}
-
-static char *home_dir(char *const *envp)
-{
-	const char *home = env_value(envp, "HOME");
-	struct passwd *pw;
-
-	if (home && *home)
-		return xstrdup(home);
-	pw = getpwuid(getuid());
-	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
-}
-
 /* The variables a profile may use; nothing else of the environment. */
 static char *variable_value(struct line_ctx *l, const char *name)
 {
@@ -71,7 +50,7 @@ static char *variable_value(struct line_ctx *l, const char *name)
 	char buf[PATH_MAX];
 
 	if (strcmp(name, "HOME") == 0)
-		return home_dir(envp);
+		return caller_home(envp);
 	if (strcmp(name, "PWD") == 0)
 		return xstrdup(getcwd(buf, sizeof(buf)) ? buf : "/");
 	if (strcmp(name, "UID") == 0)
@@ -152,7 +131,11 @@ static int read_word(struct line_ctx *l, const char **p, char **word)
 		} else if (!quote && (c == '\'' || c == '"')) {
 			quote = c;
 			(*p)++;
-		} else if (c == '\\' && quote != '\'' && (*p)[1]) {
+		} else if (c == '\\' && quote != '\'' && !(*p)[1]) {
+			/* Lines do not continue: a lone backslash is a mistake. */
+			line_error(l, w.s, "a backslash ends the line");
+			goto fail;
+		} else if (c == '\\' && quote != '\'') {
 			word_put(&w, *p + 1, 1);
 			*p += 2;
 		} else if (c == '$' && quote != '\'') {
@@ -255,6 +238,12 @@ static int record_text(struct profile_ctx *p, const char *file, char *text)
 	return r;
 }
 
+static const char *unreadable_why(int errnum)
+{
+	return errnum == EFBIG ? "larger than 1 MiB" : errnum == EILSEQ ? "holds a NUL byte" :
+	       strerror(errnum);
+}
+
 static char *read_small_file(const char *path, int *errnum)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -273,7 +262,8 @@ static char *read_small_file(const char *path, int *errnum)
 	buf = xreallocarray(NULL, cap + 1, 1);
 	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
 		len += (size_t)n;
-	*errnum = n < 0 ? errno : len == cap ? EFBIG : 0;
+	/* A NUL byte would end a line early, silently (EILSEQ: said so). */
+	*errnum = n < 0 ? errno : len == cap ? EFBIG : memchr(buf, '\0', len) ? EILSEQ : 0;
 	close(fd);
 	if (*errnum) {
 		free(buf);
@@ -293,7 +283,7 @@ static char *user_profile_dir(struct profile_ctx *p)
 
 	if (xdg && xdg[0] == '/')
 		return xasprintf("%s/hutch/profiles", xdg);
-	home = home_dir(p->envp);
+	home = caller_home(p->envp);
 	dir = xasprintf("%s/.config/hutch/profiles", home);
 	free(home);
 	return dir;
@@ -329,7 +319,7 @@ static char *find_profile(struct profile_ctx *p, const char *name, char **path)
 		text = read_small_file(*path, &errnum);
 		if (!text && errnum != ENOENT)
 			snprintf(p->err, p->errlen, "parse: profile %s: %s: %s", name, *path,
-				 errnum == EFBIG ? "larger than 1 MiB" : strerror(errnum));
+				 unreadable_why(errnum));
 		if (!text) {
 			free(*path);
 			*path = NULL;
@@ -375,7 +365,7 @@ static int record_profile(struct profile_ctx *p, const char *name)
 		path = xstrdup(name);
 		if (!text)
 			snprintf(p->err, p->errlen, "parse: profile %s: %s", name,
-				 errnum == EFBIG ? "larger than 1 MiB" : strerror(errnum));
+				 unreadable_why(errnum));
 	} else {
 		text = find_profile(p, name, &path);
 	}

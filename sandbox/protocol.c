@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
+#include "fds.h"
 #include "log.h"
 #include "protocol.h"
 #include "sandbox.h"
@@ -34,12 +37,30 @@ static int fail_msg(struct sandbox *sb, const char *msg)
 	return -1;
 }
 
+/* A failure in hutch's words, or in bwrap mode bwrap's (ID with A). */
+static int fail_as(struct sandbox *sb, const char *stage, const char *what,
+		   const char *obj, enum bwrap_text id, const char *a)
+{
+	return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
+			       &(struct failure){ stage, what, obj, id, a, NULL }, errno);
+}
+
+/* A failure that both modes report in bwrap's words. */
+static int fail_bwrap(struct sandbox *sb, const char *stage, enum bwrap_text id,
+		      const char *a)
+{
+	return bwrap_text_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
+			       &(struct failure){ stage, "", "", id, a, NULL }, errno);
+}
+
 static bool selinux_enabled(void)
 {
 	return access("/sys/fs/selinux/enforce", F_OK) == 0;
 }
 
-/* One seccomp program from FD: classic BPF, as bwrap takes it. */
+/* One seccomp program from FD: classic BPF, as bwrap takes it.  An
+ * empty one is refused when it is loaded, as in bwrap; the same fd given
+ * twice is closed the second time. */
 static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 {
 	size_t cap = MAX_FILTER_BYTES + 1, len = 0;
@@ -48,11 +69,14 @@ static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 
 	while ((n = read(fd, buf + len, cap - len)) > 0)
 		len += (size_t)n;
-	close(fd);
-	if (n < 0 || len == 0 || len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
+	if (n < 0) {
 		free(buf);
-		return fail_msg(sb, n < 0 ? "prepare: Can't read seccomp data" :
-				"prepare: Invalid seccomp data, must be multiple of 8");
+		return fail_bwrap(sb, "prepare", BW_SECCOMP_READ, NULL);
+	}
+	fds_retire(fd);
+	if (len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
+		free(buf);
+		return fail_bwrap(sb, "prepare", BW_SECCOMP_SIZE, NULL);
 	}
 	f->insns = buf;
 	f->len = (unsigned short)(len / sizeof(struct sock_filter));
@@ -122,7 +146,7 @@ static int block_on(struct sandbox *sb, int fd, const char *what)
 		return 0;
 	if (read(fd, &c, 1) < 0)
 		return fail_errno(sb, "deathsig", what, "read");
-	close(fd);
+	fds_retire(fd);
 	return 0;
 }
 
@@ -142,7 +166,8 @@ int protocol_open_userns_limit(struct sandbox *sb)
 		return 0;
 	sb->userns_limit_fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
 	if (sb->userns_limit_fd < 0)
-		return fail_errno(sb, "mounts", "open", "/proc/sys/user/max_user_namespaces");
+		return fail_as(sb, "mounts", "open", "/proc/sys/user/max_user_namespaces",
+			       BW_OPEN_MAX_USERNS, NULL);
 	return 0;
 }
 
@@ -155,7 +180,8 @@ int protocol_disable_userns(struct sandbox *sb)
 	if (sb->userns_limit_fd < 0)
 		return 0;
 	if (write(sb->userns_limit_fd, "1", 1) != 1)
-		return fail_errno(sb, "seal", "write", "/proc/sys/user/max_user_namespaces");
+		return fail_as(sb, "seal", "write", "/proc/sys/user/max_user_namespaces",
+			       BW_WRITE_MAX_USERNS, NULL);
 	close(sb->userns_limit_fd);
 	sb->userns_limit_fd = -1;
 	return 0;
@@ -167,7 +193,7 @@ int protocol_enter_userns2(struct sandbox *sb)
 		return 0;
 	if (setns(sb->plan->userns2_fd, CLONE_NEWUSER) < 0)
 		return fail_errno(sb, "seal", "Setting userns2", "failed");
-	close(sb->plan->userns2_fd);
+	fds_retire(sb->plan->userns2_fd);
 	return 0;
 }
 
@@ -177,85 +203,84 @@ static int take_lock(struct sandbox *sb, const char *path)
 {
 	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char msg[512];
 
-	if (fd < 0) {
-		snprintf(msg, sizeof(msg), "seal: Unable to open lock file %s: %s", path, strerror(errno));
-		return fail_msg(sb, msg);
-	}
+	if (fd < 0)
+		return fail_bwrap(sb, "seal", BW_LOCK_OPEN, path);
 	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
-		snprintf(msg, sizeof(msg), "seal: Unable to lock file %s: %s", path, strerror(errno));
+		fail_bwrap(sb, "seal", BW_LOCK, path);
 		close(fd);
-		return fail_msg(sb, msg);
+		return -1;
 	}
 	return fd;
 }
 
-static int hold_fd(struct sandbox *sb, int fd)
+/* FDS move to a range that held no fd: dup3 onto a caller's fd (one
+ * COMMAND keeps) or onto one of hutch's own would replace it. */
+static int hold_fds(struct sandbox *sb, const int *fds, int n)
 {
-	int target = HOLD_BASE + sb->hold_count;
-
-	if (sb->hold_count == HOLD_MAX || dup3(fd, target, O_CLOEXEC) < 0)
-		return fail_errno(sb, "seal", "hold", "lock or sync fd");
-	sb->hold_count++;
+	sb->hold_base = fds_free_run(HOLD_BASE, n);
+	for (int i = 0; i < n; i++) {
+		if (dup3(fds[i], sb->hold_base + i, O_CLOEXEC) < 0)
+			return fail_errno(sb, "seal", "hold", "lock or sync fd");
+		sb->hold_count++;
+	}
 	return 0;
 }
 
 int protocol_take_locks(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
-
 	/* Without an init the supervisor's own copy keeps the sync fd
 	 * open for the sandbox's life (it never outlives hutch). */
-	if (plan->sync_fd >= 0 && sb->has_init && hold_fd(sb, plan->sync_fd) < 0)
-		return -1;
-	for (size_t i = 0; i < plan->n_lock_files; i++) {
+	int sync = plan->sync_fd >= 0 && sb->has_init;
+	int fds[HOLD_MAX], n = 0, r = 0;
+
+	if ((size_t)sync + plan->n_lock_files > HOLD_MAX) {
+		errno = EMFILE;
+		return fail_errno(sb, "seal", "hold", "lock or sync fd");
+	}
+	if (sync)
+		fds[n++] = plan->sync_fd;
+	for (size_t i = 0; i < plan->n_lock_files && r == 0; i++) {
 		int fd = take_lock(sb, plan->lock_files[i]);
-		int r;
 
 		if (fd < 0)
-			return -1;
-		r = hold_fd(sb, fd);
-		close(fd);
-		if (r < 0)
-			return -1;
+			r = -1;
+		else
+			fds[n++] = fd;
 	}
-	return 0;
+	if (r == 0)
+		r = hold_fds(sb, fds, n);
+	for (int i = sync; i < n; i++)
+		close(fds[i]);
+	return r;
 }
 
-static void close_on_exec(int fd)
+static void close_on_exec(const char *option, int fd, void *arg)
 {
-	if (fd >= 0)
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);	/* not ours to fail on */
+	(void)option;
+	(void)arg;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);	/* not ours to fail on */
 }
 
 /* The protocol's fds are hutch's business, not COMMAND's: as in bwrap,
  * it never sees them (hutch mode closes every stray fd anyway). */
 void protocol_hide_fds(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
-
-	close_on_exec(plan->info_fd);
-	close_on_exec(plan->json_status_fd);
-	close_on_exec(plan->sync_fd);
-	close_on_exec(plan->userns_block_fd);
-	close_on_exec(plan->userns_fd);
-	close_on_exec(plan->userns2_fd);
-	close_on_exec(plan->pidns_fd);
-	for (size_t i = 0; i < plan->n_seccomp_fds; i++)
-		close_on_exec(plan->seccomp_fds[i]);
-	for (size_t i = 0; i < plan->n_ops; i++)
-		if (plan->ops[i].kind == FS_BIND_FD)
-			close_on_exec(plan->ops[i].fd);
+	fds_each(sb->plan, close_on_exec, NULL);
 }
 
+/* Through prctl, as bwrap loads them: a caller's program that comes
+ * before another must allow prctl, not seccomp(2). */
 static int load_filter(struct sandbox *sb, const struct extra_filter *f)
 {
 	struct sock_fprog prog = { .len = f->len, .filter = (struct sock_filter *)f->insns };
 
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-		return fail_errno(sb, "policy", "seccomp", "--seccomp filter");
-	return 0;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0)
+		return 0;
+	if (errno == EINVAL)
+		return fail_bwrap(sb, "policy", BW_SECCOMP_EINVAL, NULL);
+	return fail_bwrap(sb, "policy", BW_SECCOMP_LOAD, NULL);
 }
 
 static int set_exec_label(struct sandbox *sb)

@@ -6,7 +6,8 @@
 
 struct sandbox;
 
-/* Where pid 1 gathers the fds it holds for the sandbox's life. */
+/* Where pid 1 gathers the fds it holds for the sandbox's life: the
+ * first free range from here on. */
 #define HOLD_BASE 512
 #define HOLD_MAX 64
 

@@ -70,7 +70,8 @@ struct sandbox {
 	struct extra_filter *filters;	/* --seccomp, --add-seccomp-fd */
 	int n_filters;
 	int userns_limit_fd;	/* --disable-userns: user.max_user_namespaces */
-	int hold_count;		/* fds pid 1 holds from HOLD_BASE on */
+	int hold_base;		/* the first fd pid 1 holds, HOLD_BASE or above */
+	int hold_count;		/* how many it holds from there */
 	int fault_supervisor_fd;	/* hutch-fault only */
 };
 
@@ -118,7 +119,5 @@ int stage_run(struct sandbox *sb);
 int supervise_exit_status(struct sandbox *sb);
 /* In a set-up process: report SB->err through the log pipe and exit. */
 void child_fail(struct sandbox *sb, int status) __attribute__((noreturn));
-/* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
-int failure_status(const struct plan *plan);
 
 #endif

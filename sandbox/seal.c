@@ -105,7 +105,7 @@ int seal_exec_init(struct sandbox *sb)
 	char *const envp[] = { NULL };
 	int vals[8] = { sb->command_fd, sb->command_pid, sb->go_pipe[1],
 			sb->control_pipe[0], sb->ms.private_proc, sb->status_pipe[1],
-			sb->hold_count ? HOLD_BASE : -1, sb->hold_count };
+			sb->hold_count ? sb->hold_base : -1, sb->hold_count };
 
 	for (int i = 0; i < 8; i++) {
 		snprintf(fds[i], sizeof(fds[i]), "%d", vals[i]);
@@ -113,7 +113,7 @@ int seal_exec_init(struct sandbox *sb)
 			return log_fail(sb->err, sizeof(sb->err), "seal", "keep fd", fds[i], errno);
 	}
 	for (int i = 1; i < sb->hold_count; i++)
-		if (keep_across_exec(HOLD_BASE + i) < 0)
+		if (keep_across_exec(sb->hold_base + i) < 0)
 			return log_fail(sb->err, sizeof(sb->err), "seal", "keep fd", "held", errno);
 	syscall(SYS_execveat, sb->init_image, "", argv, envp, AT_EMPTY_PATH);
 	return log_fail(sb->err, sizeof(sb->err), "seal", "execveat", "hutch-init", errno);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fds.h"
 #include "landlock.h"
 #include "resource_limits.h"
 #include "sandbox.h"
@@ -45,24 +46,24 @@ static void write_text(int fd, const char *text)
 	}
 }
 
-static int fd_is_open(int fd)
-{
-	return fd >= 0 && fcntl(fd, F_GETFD) >= 0;
-}
-
 int status_prepare(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
-	int fds[2] = { plan->json_status_fd, plan->info_fd };
-
+	/* The fds were found open while parsing (fds.c). */
 	sb->started_at = monotonic_now();
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0 && !fd_is_open(fds[i])) {
-			snprintf(sb->err, sizeof(sb->err), "prepare: %s %d: Bad file descriptor",
-				 i == 0 ? "--json-status-fd" : "--info-fd", fds[i]);
-			return -1;
-		}
 	return 0;
+}
+
+/* The info and status fds are the supervisor's alone.  Closed in the
+ * sandbox right after clone, as bwrap's child does, so that a caller
+ * reading the info fd to its end gets EOF as soon as the supervisor has
+ * written it, before it releases --userns-block-fd or --block-fd. */
+void status_leave(struct sandbox *sb)
+{
+	struct plan *plan = sb->plan;
+
+	fds_retire(plan->info_fd);
+	fds_retire(plan->json_status_fd);
+	plan->info_fd = plan->json_status_fd = -1;
 }
 
 /* "child-pid": N, "cgroup-namespace": N, ... with SEP between items. */
@@ -114,7 +115,7 @@ void status_started(struct sandbox *sb)
 		format_ids(sb, ids, sizeof(ids), "\n    ");
 		snprintf(line, sizeof(line), "{\n%s\n}\n", ids);
 		write_text(plan->info_fd, line);
-		close(plan->info_fd);
+		fds_retire(plan->info_fd);
 		plan->info_fd = -1;
 	}
 	if (plan->json_status_fd >= 0) {

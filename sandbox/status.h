@@ -5,6 +5,8 @@
 struct sandbox;
 
 int status_prepare(struct sandbox *sb);
+/* In the sandbox, first thing: let go of the info and status fds. */
+void status_leave(struct sandbox *sb);
 /* After the id maps: pid 1's host pid and the namespaces' ids. */
 void status_started(struct sandbox *sb);
 /* hutch mode: set-up finished and COMMAND was executed. */

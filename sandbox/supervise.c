@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bwrap_text.h"
 #include "join.h"
 #include "landlock.h"
 #include "log.h"
@@ -37,11 +38,6 @@
 static const int forwarded_signals[] = {
 	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
 };
-
-int failure_status(const struct plan *plan)
-{
-	return plan->mode == MODE_BWRAP ? 1 : 125;
-}
 
 static int sys_fail(struct sandbox *sb, const char *stage, const char *what)
 {
@@ -290,20 +286,41 @@ int stage_clone(struct sandbox *sb)
 
 /* ---- idmap ---- */
 
-static int write_proc_file(struct sandbox *sb, const char *name, const char *text)
+/* NAME under /proc/PID of pid 1; ID is bwrap's text for its failure. */
+static int write_proc_file(struct sandbox *sb, const char *name, const char *text,
+			   enum bwrap_text id)
 {
 	char path[64];
 	int fd, r;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", sb->pid1, name);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return log_fail(sb->err, sizeof(sb->err), "idmap", "open", path, errno);
-	r = (int)write(fd, text, strlen(text));
-	close(fd);
+	r = fd < 0 ? -1 : (int)write(fd, text, strlen(text));
+	if (fd >= 0)
+		close(fd);
 	if (r < 0)
-		return log_fail(sb->err, sizeof(sb->err), "idmap", "write", path, errno);
+		return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
+				       &(struct failure){ "idmap", fd < 0 ? "open" : "write",
+							  path, id, NULL, NULL }, errno);
 	return 0;
+}
+
+/* In bwrap's order: uid_map, setgroups, gid_map.  setgroups stays
+ * denied: dropping supplementary groups could grant access that a
+ * negative group ACL denies. */
+static int write_id_maps(struct sandbox *sb, unsigned uid, unsigned gid)
+{
+	char map[64];
+	int r;
+
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, (unsigned)sb->plan->caller_uid);
+	r = write_proc_file(sb, "uid_map", map, BW_UID_MAP);
+	if (r == 0)
+		r = write_proc_file(sb, "setgroups", "deny", BW_SETGROUPS);
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, (unsigned)sb->plan->caller_gid);
+	if (r == 0)
+		r = write_proc_file(sb, "gid_map", map, BW_GID_MAP);
+	return r;
 }
 
 int stage_idmap(struct sandbox *sb)
@@ -311,22 +328,13 @@ int stage_idmap(struct sandbox *sb)
 	if (sb->fallback)
 		return 0;
 	struct plan *plan = sb->plan;
-	char map[64];
 	unsigned inside_uid = sb->nested_userns ? 0 : plan->uid;
 	unsigned inside_gid = sb->nested_userns ? 0 : plan->gid;
 
 	/* With --userns-block-fd the caller writes the maps. */
 	if ((plan->clone_flags & CLONE_NEWUSER) && plan->userns_block_fd < 0) {
-		/* setgroups stays denied: dropping supplementary groups
-		 * could grant access that a negative group ACL denies. */
-		int r = write_proc_file(sb, "setgroups", "deny");
+		int r = write_id_maps(sb, inside_uid, inside_gid);
 
-		snprintf(map, sizeof(map), "%u %u 1\n", inside_uid, (unsigned)plan->caller_uid);
-		if (r == 0)
-			r = write_proc_file(sb, "uid_map", map);
-		snprintf(map, sizeof(map), "%u %u 1\n", inside_gid, (unsigned)plan->caller_gid);
-		if (r == 0)
-			r = write_proc_file(sb, "gid_map", map);
 		/* Ubuntu's AppArmor restriction: clone made the namespace, but
 		 * without powers (the maps or the first mount fail).  Never
 		 * unconfined: the fallback (landlock_run ends this child), or

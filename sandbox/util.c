@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pwd.h>
 #include <strings.h>
 #include <sys/socket.h>
 
@@ -52,6 +53,36 @@ char *xasprintf(const char *fmt, ...)
 	if (r < 0)
 		out_of_memory();
 	return s;
+}
+
+const char *env_value(char *const *envp, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			return *e + len + 1;
+	return NULL;
+}
+
+char *caller_home(char *const *envp)
+{
+	const char *home = env_value(envp, "HOME");
+	struct passwd *pw;
+
+	if (home && *home)
+		return xstrdup(home);
+	pw = getpwuid(getuid());
+	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
+}
+
+bool path_within(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
 long long parse_uint(const char *s, long long max)

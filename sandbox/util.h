@@ -2,6 +2,7 @@
 #ifndef HUTCH_UTIL_H
 #define HUTCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -9,6 +10,12 @@
 void *xreallocarray(void *ptr, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* NAME's value in ENVP, or NULL. */
+const char *env_value(char *const *envp, const char *name);
+/* $HOME from ENVP, else the passwd entry's home directory, else "/". */
+char *caller_home(char *const *envp);
+/* Is PATH the directory DIR or inside it ("/" holds every path)? */
+bool path_within(const char *path, const char *dir);
 /* Parse a non-negative decimal integer no larger than MAX; -1 if not one. */
 long long parse_uint(const char *s, long long max);
 /* Parse seconds, with a fraction ("1.5"); -1 if not a number >= 0. */

@@ -7,6 +7,13 @@
 # option turns the layer off) and asserts that it then succeeds: a test
 # that cannot fail proves nothing.
 #
+# Every attack also runs from three starting directories: a project
+# directory ($T/work, which BOX binds read-only), /tmp and
+# $XDG_RUNTIME_DIR; from the last two the bind is refused (issue 16), and
+# the assertion is that refusal, before the attack runs.  And again with
+# each fd option given an fd the caller never opened: refused while
+# parsing, before hutch opens any fd of its own (see attack_everywhere).
+#
 # Layers and the switches that turn them off:
 #   seccomp        --seccomp-policy none
 #   capabilities   --cap-add ALL (or one CAP)
@@ -21,7 +28,8 @@ ALLCAPS="--cap-add ALL"
 # set BOX: the sandbox every test starts from.  No profile, so that every
 # layer is chosen on the command line; every namespace new; the system's
 # programs and a fresh /proc; the attack programs read-only, but not the
-# rest of $T.  No --dev: with it an unprivileged caller gets a second user
+# rest of $T; the starting directory read-only, as the profiles that bind
+# it do.  No --dev: with it an unprivileged caller gets a second user
 # namespace, which would be one more defence in the way.
 build_attack() {
 	local name
@@ -33,7 +41,7 @@ build_attack() {
 	done
 	BOX="--profile none --unshare-all --ro-bind /usr /usr --mirror /bin"
 	BOX+=" --mirror /lib --mirror /lib64 --proc /proc --chdir /"
-	BOX+=" --ro-bind $T/bin $T/bin"
+	BOX+=" --ro-bind $T/bin $T/bin --ro-bind-cwd"
 }
 
 # outcome CMD...: CMD's output (stdout and stderr) on one line.
@@ -49,11 +57,59 @@ expect() {
 	assert_eq "$want" "$(outcome "$@")" "$what"
 }
 
+# refused_from DIR PROGRAM: started in DIR (/tmp, or XDG, the runtime
+# directory), PROGRAM is refused before it runs.
+refused_from() {
+	local why="is $1, which holds the sockets of programs outside the sandbox (tmux, X11, ssh-agent)"
+	[ "$1" = /tmp ] ||
+		why="is your runtime directory $1, which holds the sockets of your session (D-Bus, Wayland, ssh-agent)"
+	expect "hutch: parse: current directory $1: $why: bound, even read-only, they let COMMAND connect() to those programs; run from a project directory, or use --profile none and bind what COMMAND needs" \
+		"$2 from $1" from "$1" env XDG_RUNTIME_DIR="$XDG" "$H" $BOX "$T/bin/$2"
+}
+
+# refused_unopened PROGRAM: with each fd option given an fd the caller
+# never opened, PROGRAM is refused before it runs.
+refused_unopened() {
+	local o words
+	for o in "${FD_OPTIONS[@]}" "${HUTCH_FD_OPTIONS[@]}"; do
+		read -ra words <<<"$o"
+		(without_fds expect "hutch: parse: --${words[0]} ${words[1]}: Bad file descriptor" \
+			"$1 with --$o, never opened" $AS "$H" $BOX "--${words[0]}" "${words[@]:1}" \
+			"$T/bin/$1") || return 1
+	done
+	(without_fds expect "hutch: parse: --listen-fds: fd 3 of LISTEN_FDS=1: Bad file descriptor" \
+		"$1 with --listen-fds, fd 3 never opened" $AS env LISTEN_FDS=1 "$H" $BOX --listen-fds \
+		"$T/bin/$1")
+}
+
+# refused_everywhere PROGRAM...: each PROGRAM, from /tmp and from
+# $XDG_RUNTIME_DIR (a directory of the caller's), and with unopened fds.
+refused_everywhere() {
+	local XDG=$T/xdg.$AS program
+	mkdir -p "$XDG"
+	chmod 0700 "$XDG"
+	caller_is_root || chown $NOBODY:$NOBODY "$XDG"
+	for program in "$@"; do
+		refused_from /tmp "$program" && refused_from "$XDG" "$program" &&
+			refused_unopened "$program" || return 1
+	done
+}
+
+# attack_everywhere CHECK PROGRAM...: CHECK as root and as uid 65534,
+# from the project directory; then the refusals, for each of the attack
+# PROGRAMs CHECK runs.
+attack_everywhere() {
+	local check=$1
+	shift
+	for_each_caller "$check"
+	for_each_caller refused_everywhere "$@"
+}
+
 # for_each_caller_with PROGRAM CHECK: build the attack PROGRAM, then CHECK
-# as root and as uid 65534.
+# as root and as uid 65534, from everywhere.
 for_each_caller_with() {
 	build_attack "$1"
-	for_each_caller "$2"
+	attack_everywhere "$2" "$1"
 }
 
 # end_coproc NAME: close coprocess NAME's stdin, on which it waits for EOF
@@ -109,7 +165,7 @@ test_tiocsti_refused_by_seccomp() {
 	[ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 1 ] ||
 		echo "    note: dev.tty.legacy_tiocsti=0, the controls expect EIO" >&2
 	build_attack tiocsti
-	for_each_caller check_tiocsti
+	attack_everywhere check_tiocsti tiocsti
 }
 
 # --- files and processes of the host ---------------------------------------
@@ -127,7 +183,7 @@ test_host_file_outside_tree() {
 	build_attack file
 	echo host-secret >"$T/canary"
 	chmod 0644 "$T/canary"
-	for_each_caller check_host_file
+	attack_everywhere check_host_file file
 }
 
 # Layer: the pid namespace (hutch mode always has one, so the control runs
@@ -177,7 +233,7 @@ mount_test() {
 	echo original >"$T/ro/data"
 	echo hidden >"$T/lower/secret"
 	chmod -R a+rX "$T/ro" "$T/lower"
-	for_each_caller "$1"
+	attack_everywhere "$1" mountattack
 }
 mounts_box() {
 	echo "$BOX --tmpfs /mnt --ro-bind $T/lower /mnt/m --ro-bind $T/ro /mnt/m --tmpfs /scratch"
@@ -260,7 +316,7 @@ test_proc_sys_read_only() {
 	needs_writable_proc_sys
 	build_attack file
 	before=$(hostname)
-	for_each_caller check_proc_sys
+	attack_everywhere check_proc_sys file
 	assert_eq "$before" "$(hostname)" "host name"
 	# The control: where /proc/sys is writable (root, outside, in a UTS
 	# namespace of its own), the same write succeeds.
@@ -296,7 +352,7 @@ test_nested_userns_disabled() {
 	build_attack userns
 	"$H" $BOX --disable-userns true 2>/dev/null ||
 		skip "--disable-userns not implemented yet"
-	for_each_caller check_userns
+	attack_everywhere check_userns userns
 }
 
 # Layer: seccomp's architecture check (an i386 syscall kills with SIGSYS,
@@ -314,7 +370,7 @@ test_int80_refused() {
 	# In a shell of its own, which reports the crash into /dev/null.
 	bash -c '"$0"; exit $?' "$T/bin/int80" >/dev/null 2>&1 || rc=$?
 	[ "$rc" != 139 ] || skip "no IA32 emulation in this kernel: int 0x80 segfaults outside a sandbox"
-	for_each_caller check_int80
+	attack_everywhere check_int80 int80
 }
 
 # Layer: seccomp (open_by_handle_at EPERM).  Off: capabilities, which in
@@ -389,7 +445,7 @@ test_setuid_binary() {
 	cp "$T/bin/whoami" "$T/bin/suid"
 	chown root:root "$T/bin/suid"
 	chmod 4755 "$T/bin/suid"
-	for_each_caller check_setuid
+	attack_everywhere check_setuid suid
 }
 
 # Layer: fds closed before execve (close_range).  Off: seccomp,
@@ -406,7 +462,7 @@ test_inherited_fd_closed() {
 	mkdir -m 0755 "$T/secretdir"
 	echo host-secret >"$T/secretdir/secret"
 	chmod 0644 "$T/secretdir/secret"
-	for_each_caller check_inherited_fd
+	attack_everywhere check_inherited_fd fdcheck
 }
 
 # Layer: Landlock scoping of abstract unix sockets (issue 5), with the

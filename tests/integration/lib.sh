@@ -53,6 +53,29 @@ as_root() {
 	(cd "$T/work" && env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/root USER=root $(sanitizer_env) "$@")
 }
 
+# from DIR CMD...: CMD as $AS, started in DIR.
+from() { $AS sh -c 'cd "$0" && exec "$@"' "$@"; }
+
+# Every option that takes an fd but --listen-fds (which takes LISTEN_FDS),
+# with a number for it and its other argument: the numbers the issue saw
+# reach one of hutch's own fds when the caller never opened them (the log
+# pipe was 7, an O_PATH of the host's root 9).  Both modes, then hutch's.
+FD_OPTIONS=(
+	"bind-fd 9 /x" "ro-bind-fd 9 /x" "block-fd 4" "sync-fd 7" "file 7 /x"
+	"bind-data 6 /x" "ro-bind-data 8 /x" "seccomp 12" "add-seccomp-fd 13" "args 20"
+	"userns 9" "userns2 9" "pidns 9" "info-fd 6" "json-status-fd 8" "userns-block-fd 4"
+)
+HUTCH_FD_OPTIONS=("pass-fd 7" "pass-fd 20" "report-fd 8")
+
+# without_fds CMD...: CMD with every fd from 3 to 63 closed, so that the
+# numbers an option names are ones the caller never opened.  Run it in a
+# subshell.
+without_fds() {
+	local fd
+	for fd in $(seq 3 63); do { eval "exec $fd>&-"; } 2>/dev/null; done
+	"$@"
+}
+
 # The sanitizer settings of `make asan` survive env -i.
 sanitizer_env() {
 	[ -n "${ASAN_OPTIONS:-}" ] && printf 'ASAN_OPTIONS=%s ' "$ASAN_OPTIONS"

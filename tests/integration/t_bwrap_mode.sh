@@ -14,10 +14,10 @@
 #             CapBnd, NoNewPrivs and Seccomp lines of /proc/self/status.
 # mountinfo is compared by shape: one line per mount with its mount point,
 # its depth (ancestors by parent id, so that stacked mounts keep their
-# order), its fs type and its rw/ro, nosuid, nodev and noexec flags,
-# sorted.  Dropped: mount and parent ids and major:minor (numbering), the
-# mount root and source and the fs options (a tmpfs's source is "none" in
-# hutch, "tmpfs" in bwrap; sizes and uids follow the machine), the
+# order), its fs type and source ("proc" for a procfs, as bwrap mounts
+# it) and its rw/ro, nosuid, nodev and noexec flags, sorted.  Dropped:
+# mount and parent ids and major:minor (numbering), the mount root and
+# the fs options (sizes and uids follow the machine), the
 # propagation tags (they carry peer ids) and the order of the lines (the
 # kernel lists mounts by creation: hutch clones every source before it
 # makes the new root, bwrap mounts each in turn).
@@ -32,21 +32,17 @@
 #   --userns2 whose setns fails (bwrap's parent waits on an eventfd that
 #   its dead child never writes).  Never run against bwrap: hutch's own
 #   result is checked (test_bwrap_hutch_only);
-# - /proc/sys, /proc/irq, /proc/bus and /proc/sysrq-trigger are always
-#   covered read-only (and noexec) under --proc; bwrap 0.8.0 covers each
-#   only when access(W_OK) succeeds (irq and bus for root, nothing for a
-#   user, never /proc/sys, whose root denies W_OK even to root - so
-#   bwrap's /proc/sys stays writable for a root caller and `echo
-#   >/proc/sys/kernel/hostname` renames the host).  These cover mounts
-#   are left out of the mountinfo shape, and no row writes there;
 # - mounts hidden under another mount at the same point (the host's
 #   stacked /dev/shm, /dev/pts...) get --ro-bind's flags too: hutch sets
 #   them with mount_setattr(AT_RECURSIVE) on a clone taken before
 #   pivot_root, bwrap remounts by path and reaches only the top one.
 #   Their flags are shown as "shadowed";
-# - the bounding set (CapBnd): hutch lowers it to the capabilities
-#   COMMAND keeps; a bwrap that is not setuid leaves it as it found it.
-#   Both set no_new_privs, so no execve can gain from it (SKIP=CapBnd);
+# - likewise mounts whose parent directory COMMAND cannot search (a
+#   host's /var/lib/containers/storage/... of mode 0700, seen as an
+#   unprivileged caller): bwrap's remount of them by path fails with
+#   EACCES, which it ignores, so they keep their flags (writable), where
+#   hutch's recursive mount_setattr makes them read-only too.  Nothing
+#   inside can reach them; the probe leaves them out;
 # - --lock-file: hutch's lock is an OFD lock (F_OFD_SETLK, held by the
 #   open file, so it survives pid 1's re-exec into init), bwrap's a POSIX
 #   one: /proc/locks says OFDLCK and pid -1 where bwrap says POSIX and its
@@ -57,19 +53,25 @@
 # - --seccomp data is read and checked before the sandbox exists; bwrap
 #   reads it in its child, after reporting child-pid: for bad data bwrap
 #   has written a child-pid object and hutch none (SKIP=json);
+# - an fd option given an fd that is not open fails while parsing, with
+#   bwrap 0.11.1's message; bwrap finds out in its child, after writing
+#   child-pid (SKIP=json), and ignores an unopened --sync-fd, --block-fd
+#   or --userns-block-fd, where hutch fails (t_fds.sh);
 # - --pidns whose setns fails: bwrap's intermediate process adds a second
 #   line, "Unexpected short read from pid socket" (SKIP=stderr);
 # - --args data may nest, and may hold COMMAND (issue 8 asks for
 #   nesting): bwrap 0.8.0 refuses nesting ("--args not supported in
 #   arguments file") and drops everything from the first non-option word
 #   of the data.  Not compared; hutch's result is checked;
-# - --help: hutch lists the options of later bwraps too (--argv0,
-#   overlays, --level-prefix) in its own order and words; compared are the
-#   usage line, the status, and that every "--option ARGS" of 0.8.0 is
-#   listed;
+# - --help: bwrap 0.11.1's options, in hutch's own order and words, so
+#   the later ones (--argv0, overlays, --level-prefix) too; compared are
+#   the usage line, the status, and that every "--option ARGS" of 0.8.0
+#   and nothing but those and the later ones is listed;
 # - --argv0 (0.9), overlays and --level-prefix (0.11): 0.8.0 refuses
 #   them; t_overlay.sh and t_protocol.sh check them against bwrap 0.11's
 #   documentation;
+# - --version says "bubblewrap 0.11.1", the bwrap hutch is; so do the
+#   texts where 0.11.1 changed 0.8.0's (check_texts_of_0_11);
 # - a --bind-data/--ro-bind-data file has a link count of 1 (its data
 #   lives in a private tmpfs), bwrap's 0 (unlinked): not compared.
 # Everything else that differs is a hutch bug, and its row fails.
@@ -78,7 +80,9 @@ R="--ro-bind / /"
 REAL=/usr/bin/bwrap
 BWRAP_SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STATUS_LINES='^(Uid|Gid|CapEff|CapBnd|NoNewPrivs|Seccomp):'
-PROBE="cat /proc/self/mountinfo; grep -E '$STATUS_LINES' /proc/self/status"
+# The probe's mountinfo: only mounts whose parent directory it can search.
+REACHABLE_MOUNTS='set -f; while IFS= read -r l; do set -- $l; d=${5%/*}; [ -x "${d:-/}" ] && echo "$l"; done </proc/self/mountinfo'
+PROBE="$REACHABLE_MOUNTS; grep -E '$STATUS_LINES' /proc/self/status"
 STATUS="grep -E $STATUS_LINES /proc/self/status"
 
 # Files the rows read through fds: NUL-separated --args data, seccomp
@@ -97,6 +101,8 @@ fixtures() {
 	"$T/bpf" uname 1 >"$T/fix/deny-uname.bpf"
 	"$T/bpf" mkdir 28 mkdirat 28 >"$T/fix/deny-mkdir.bpf"
 	printf 'abc' >"$T/fix/short.bpf"
+	: >"$T/fix/empty.bpf"
+	"$T/bpf" seccomp 38 >"$T/fix/deny-seccomp.bpf"
 }
 
 # run_prog PROG ARGS...: PROG as $AS, with the fixture fds; $T/out,
@@ -111,7 +117,8 @@ run_prog() {
 		7<"$T/fix/args" 8<"$T/fix/deny-uname.bpf" 9>"$T/json" 10<"$T/fix/dir" \
 		11<"$T/fix/args-nested" \
 		14>"$T/info" 15<"$T/fix/args-cmd" \
-		17<"$T/fix/short.bpf" 18<"$T/fix/deny-mkdir.bpf" || rc=$?
+		17<"$T/fix/short.bpf" 18<"$T/fix/deny-mkdir.bpf" 19<"$T/fix/empty.bpf" \
+		20<"$T/fix/deny-seccomp.bpf" || rc=$?
 	echo "$rc"
 }
 
@@ -133,7 +140,7 @@ normal_json() {
 }
 
 # The shape of a mountinfo (see the top of this file): "POINT DEPTH TYPE
-# FLAGS" a mount, but bwrap 0.8.0's optional covers of /proc.
+# FLAGS" a mount.
 MOUNT_SHAPE='
 function flags(opts,    o, n, i, has, f) {
 	n = split(opts, o, ",")
@@ -148,9 +155,7 @@ function flags(opts,    o, n, i, has, f) {
 {
 	for (sep = 7; $sep != "-"; sep++)
 		;
-	if ($(sep + 1) == "proc" && $4 ~ /^\/(sys|sysrq-trigger|irq|bus)$/)
-		next
-	n++; ids[n] = $1; parent[$1] = $2; point[$1] = $5; type[$1] = $(sep + 1)
+	n++; ids[n] = $1; parent[$1] = $2; point[$1] = $5; type[$1] = $(sep + 1) " " $(sep + 2)
 	flag[$1] = flags($6); under[$2 " " $5] = 1
 }
 END {
@@ -209,6 +214,11 @@ same() {
 			"($(grep -m1 "^stderr| Creating new namespace failed" <<<"$want" | sed 's/^stderr| //'))"
 		return 0
 	fi
+	# The host's mounts may change between the two runs (containers of
+	# other users of the machine come and go): once more, both.
+	want=$(aspects "$REAL")
+	got=$(aspects "$T/bwrap")
+	[ "$want" = "$got" ] && return 0
 	DIFFS=$((DIFFS + 1))
 	echo "    DIFF ($AS) bwrap ${OPTS[*]} ${CMD[*]}" >&2
 	diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/      &/p' >&2
@@ -236,7 +246,6 @@ rows_exit_statuses() {
 	same $R --unshare-pid @ sh -c 'exit 42'
 	same $R --unshare-pid @ sh -c 'kill -SEGV $$'
 	same $R --unshare-pid --as-pid-1 @ sh -c 'echo $$; exit 7'
-	same --version
 	same $R --die-with-parent @ sh -c 'echo alive'
 	same $R --unshare-pid --die-with-parent @ true
 }
@@ -254,13 +263,15 @@ rows_errors() {
 	same $R --chdir /no/such/dir true
 	same $R --perms 999 --tmpfs /tmp true
 	same $R --unshare-user --uid abc true
-	same $R --tmpfs /tmp --file 99 /tmp/x true
+	# An fd that is not open is refused while parsing (issue 16); bwrap
+	# finds out in its child, after writing child-pid.
+	SKIP=json same $R --tmpfs /tmp --file 99 /tmp/x true
 	same $R --cap-add CAP_BOGUS true
 	same $R --args 99 true
 	# bwrap's init takes the locks after forking COMMAND (see the top of
 	# this file), so bwrap reports COMMAND's exit code, hutch none.
 	SKIP=json same $R --lock-file /no/such/file true
-	same $R --bind-fd 99 /mnt true
+	SKIP=json same $R --bind-fd 99 /mnt true
 	same $R --disable-userns true
 	same $R --unshare-user-try --disable-userns true
 	same $R --assert-userns-disabled true
@@ -276,18 +287,128 @@ rows_errors() {
 	same $R --add-seccomp-fd 18 --seccomp 8 true
 	same $R --exec-label system_u:system_r:bin_t:s0 true
 	same $R --file-label system_u:object_r:tmp_t:s0 true
+	# --perms and --size: once each, taken by the next option.
+	same $R --perms 0640 --perms 0640 --tmpfs /tmp true
+	same $R --size 1048576 --size 1048576 --tmpfs /tmp true
+	same $R --perms 0700 --ro-bind /usr /mnt true
+	same $R --size 18446744073709551615 --tmpfs /tmp true
+	same $R --size 123bogus --tmpfs /tmp true
+	same $R --size ' 1' --tmpfs /tmp true
 }
 test_bwrap_errors() { table rows_errors; }
+
+# bwrap's words for the failures a caller can hit (sandbox/bwrap_text.c),
+# where bwrap 0.8.0 and 0.11.1 say the same.
+LONG_NAME=$(printf 'x%.0s' $(seq 70))
+rows_messages() {
+	same $R --ro-bind /etc/hostname /usr/newfile true
+	same $R --tmpfs /usr/newdir true
+	same $R --dir /usr/a/b true
+	same $R --dir /etc/hostname true
+	same $R --bind /etc /etc/hostname true
+	same $R --bind /etc/hostname /usr true
+	same $R --chmod 0755 /no/such true
+	same $R --remount-ro /no/such true
+	same $R --tmpfs /tmp --remount-ro /tmp/a/b true
+	same $R --file 3 /usr/newfile true
+	same $R --bind-data 3 /usr/x true
+	same $R --mqueue /dev/mqueue true
+	same $R --tmpfs /tmp --mqueue /tmp/mq true
+	same $R --dev /usr/dev true
+	same $R --proc /usr/proc true
+	same $R --unshare-uts --hostname "$LONG_NAME" true
+	same $R --seccomp 19 true
+	same $R --add-seccomp-fd 18 --add-seccomp-fd 18 true
+	# The id maps, over the read-only /proc of an outer sandbox.
+	same $R @ /proc/self/exe --ro-bind / / --clearenv env
+	# No new procfs where /proc is not wholly visible (callers retry
+	# without --proc on this message).
+	same $R --unshare-pid --proc /proc --ro-bind /proc/sys /proc/sys \
+		@ /proc/self/exe --ro-bind / / --unshare-pid --proc /proc true
+}
+test_bwrap_messages() { table rows_messages; }
+
+# The texts of bwrap 0.11.1 where 0.8.0 says something else.
+check_texts_of_0_11() {
+	local rc
+	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --symlink a /tmp/l --symlink b /tmp/l true)
+	assert_eq "1 bwrap: Can't make symlink at /tmp/l: existing destination is a" \
+		"$rc $(cat "$T/err")" "conflicting --symlink"
+	rc=$(run_prog "$T/bwrap" $R --symlink a /etc/hostname true)
+	assert_eq "1 bwrap: Can't make symlink at /etc/hostname: destination exists and is not a symlink" \
+		"$rc $(cat "$T/err")" "--symlink over a file"
+	rc=$(run_prog "$T/bwrap" $R --level-prefix --chdir / --chdir / true)
+	assert_eq "0 <4>bwrap: Only the last --chdir option will take effect" \
+		"$rc $(cat "$T/err")" "a warning under --level-prefix"
+	rc=$(run_prog "$T/bwrap" $R --argv0 a --argv0 b true)
+	assert_eq "1 bwrap: --argv0 used multiple times" "$rc $(cat "$T/err")" "--argv0 twice"
+	rc=$(run_prog "$T/bwrap" $R --overlay-src /usr --tmpfs /tmp --tmp-overlay /mnt true)
+	assert_eq "1 bwrap: --overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or --ro-overlay" \
+		"$rc $(cat "$T/err")" "--overlay-src, then another option"
+	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --overlay-src /no/lower --tmp-overlay /tmp/o true)
+	assert_eq "1 bwrap: Can't find source path /no/lower: No such file or directory" \
+		"$rc $(cat "$T/err")" "missing overlay layer"
+	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --overlay-src /usr --overlay-src /usr --tmp-overlay /tmp/o true)
+	assert_eq "1 bwrap: Can't make overlay mount on /newroot/tmp/o with options upperdir=/tmp-overlay-upper-0,workdir=/tmp-overlay-work-0,lowerdir=/oldroot/usr:/oldroot/usr,userxattr: Overlay directories may not overlap" \
+		"$rc $(cat "$T/err")" "overlay failure"
+}
+test_bwrap_texts_of_0_11() { fixtures; for_each_caller check_texts_of_0_11; }
+
+# With a terminal on stdout, --dev binds it on /dev/console, so that tty
+# works inside: both run under script(1), which gives them a terminal.
+CONSOLE_PROBE='tty; ls -l /dev/console | cut -c1-10; grep " /dev/console " /proc/self/mountinfo | cut -d" " -f5-'
+on_terminal() {
+	$AS script -qec "$1 --ro-bind / / --dev /dev sh -c '$CONSOLE_PROBE'" /dev/null </dev/null |
+		tr -d '\r'
+}
+check_console() {
+	assert_eq "$(on_terminal "$REAL")" "$(on_terminal "$T/bwrap")" "/dev/console"
+	assert_match "^/dev/console" "$(on_terminal "$T/bwrap")" "tty inside"
+}
+test_bwrap_console() {
+	[ -x "$REAL" ] || skip "no $REAL"
+	command -v script >/dev/null || skip "no script(1)"
+	for_each_caller check_console
+}
+
+# A failure just before execve (here the 39th prctl of a process, as in
+# bwrap's own test): bwrap's message, status 1, and no exit-code in the
+# status (the numbers differ from bwrap's by the prctl calls before).
+check_pre_exec_failure() {
+	local rc=0
+	$AS strace -o /dev/null -f -e trace=prctl -e fault=prctl:when=39 "$T/bwrap" $R \
+		--tmpfs /tmp --die-with-parent --json-status-fd 9 true 9>"$T/json" 2>"$T/err" || rc=$?
+	assert_eq 1 "$rc" "status"
+	assert_match "^bwrap: (Adding ambient capability|Dropping capability) [0-9]+( from bounds)?: Function not implemented$" \
+		"$(cat "$T/err")" "message"
+	assert_no_match '"exit-code"' "$(cat "$T/json")" "json status"
+}
+test_bwrap_pre_exec_failure() {
+	command -v strace >/dev/null || skip "no strace"
+	for_each_caller check_pre_exec_failure
+}
 
 # The usage line and status, and the options bwrap 0.8.0 lists (see the
 # top of this file).
 usage_line() { outcome "$@" | sed -n '1,2p'; }
-help_options() { $AS "$1" --help | grep -Eo '^    --[a-z0-9-]+( [A-Z]+)*' | sort; }
+help_options() { $AS "$1" --help | grep -Eo '^    --[a-z0-9-]+( [A-Z]+\b)*' | sort; }
+# The options bwrap gained after 0.8.0, up to 0.11.1.
+LATER_OPTIONS='    --argv0 VALUE
+    --level-prefix
+    --overlay RWSRC WORKDIR DEST
+    --overlay-src SRC
+    --ro-overlay DEST
+    --tmp-overlay DEST'
 rows_usage() {
 	assert_eq "$(usage_line "$REAL" --help)" "$(usage_line "$T/bwrap" --help)" "--help"
 	assert_eq "$(usage_line "$REAL" $R)" "$(usage_line "$T/bwrap" $R)" "no command"
 	assert_eq "" "$(comm -23 <(help_options "$REAL") <(help_options "$T/bwrap"))" \
 		"options of bwrap 0.8.0 missing from --help"
+	assert_eq "$LATER_OPTIONS" "$(comm -13 <(help_options "$REAL") <(help_options "$T/bwrap"))" \
+		"options in --help beyond bwrap 0.8.0's"
+	# bwrap names itself as invoked (bwrap's own tests check it).
+	assert_eq "usage: $T/bwrap [OPTIONS...] [--] COMMAND [ARGS...]" \
+		"$($AS "$T/bwrap" --help | head -n 1)" "usage line"
 }
 test_bwrap_usage() { [ -x "$REAL" ] || skip "no $REAL"; fixtures; for_each_caller rows_usage; }
 
@@ -318,6 +439,11 @@ rows_fs() {
 	same $R --unshare-pid --proc /proc --dev /dev @ sh -c \
 		'echo /proc/[0-9]* $(ls -A /dev); readlink /dev/ptmx'
 	same $R --proc /proc @ sh -c 'test -r /proc/self/status && echo ok'
+	same $R --unshare-pid --proc /proc @ sh -c "grep ' /proc ' /proc/self/mountinfo | sed 's/.* - //'"
+	# /proc's read-only covers only where bwrap makes them (none for a
+	# caller that is not root), so that a nested procfs can be mounted.
+	same $R --dev /dev --unshare-user --unshare-pid --proc /proc \
+		@ unshare --user --map-root-user --pid --fork --mount-proc true
 	same $R --dev /dev --unshare-ipc --mqueue /dev/mqueue @ findmnt -n -o FSTYPE /dev/mqueue
 	same $R --tmpfs /tmp --bind "$T/fix/dir" /tmp/b @ sh -c 'cat /tmp/b/f; echo x >/tmp/b/g; cat /tmp/b/g'
 	same $R --bind-fd 10 /mnt @ cat /mnt/f
@@ -325,26 +451,53 @@ rows_fs() {
 	same --tmpfs / --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib \
 		--symlink usr/lib64 /lib64 --proc /proc --dev /dev @ sh -c 'ls /; ls /dev'
 	same $R --dev-bind / / --tmpfs /tmp @ sh -c 'echo ok >/dev/null && echo ok'
+	# The modes of the parents each operation creates, with the umask
+	# out of play (bwrap builds with umask 0).
+	same $R --tmpfs /tmp --ro-bind /usr /tmp/a/b --symlink x /tmp/s/l --dev /tmp/d/e \
+		--tmpfs /tmp/m/n --dir /tmp/r/s --file 3 /tmp/f/g --bind-data 4 /tmp/h/i \
+		--perms 0750 --dir /tmp/x/y --perms 0604 --dir /tmp/z/w --perms 0777 --dir /tmp/u \
+		@ stat -c '%a %n' /tmp/a /tmp/s /tmp/d /tmp/m /tmp/r /tmp/f /tmp/h /tmp/x /tmp/z /tmp/u
 }
 test_bwrap_fs_results() { table rows_fs; }
 
 rows_ids_env() {
 	same $R @ $STATUS
 	same $R --unshare-user --uid 0 --gid 0 @ $STATUS
-	SKIP=CapBnd same $R --unshare-user --uid 1234 --gid 567 @ $STATUS
+	same $R --unshare-user --uid 1234 --gid 567 @ $STATUS
 	same $R --unshare-uts --hostname box @ hostname
+	# Options holding one value, given twice: bwrap's warning.
+	same $R --unshare-uts --hostname a --hostname box @ hostname
+	same $R --unshare-user --uid 0 --uid 5 --gid 0 --gid 6 @ id
+	same $R --chdir / --chdir /usr @ pwd
+	same $R --info-fd 14 --info-fd 14 --sync-fd 3 --sync-fd 3 --block-fd 5 --block-fd 5 @ true
+	same $R --tmpfs /tmp --size 0x100000 --perms 01777 --tmpfs /tmp/t \
+		@ sh -c 'stat -c %a /tmp/t; df --output=size --block-size=1K /tmp/t | tail -n 1'
 	same $R --unshare-net @ sh -c 'cut -d: -f1 /proc/net/dev | tail -n +3'
 	same $R --clearenv --setenv A 1 --setenv B 2 --unsetenv A @ env
 	same $R --setenv A 1 --clearenv @ env
 	same $R --setenv A 1 --unsetenv HOME @ env
 	same $R --chdir /usr/share @ pwd
+	# Without --chdir, outside the sandbox's tree: $HOME, else /; PWD
+	# names the directory as it was entered.
+	local usr_only="--tmpfs / --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin"
+	same $usr_only @ sh -c 'pwd; echo $PWD'
+	same $usr_only --setenv HOME /usr/share @ sh -c 'pwd; echo $PWD'
+	same $usr_only --setenv HOME /usr/share/../lib @ sh -c 'pwd; echo $PWD'
+	same $usr_only --setenv HOME /no/such @ sh -c 'pwd; echo $PWD'
+	same $R --chdir /usr/share/../lib @ sh -c 'echo $PWD'
 	same $R --unshare-pid @ sh -c 'echo $$'
 	same $R --new-session @ sh -c 'read -r p c s pp pg sid rest </proc/self/stat; [ $sid = $p ] && echo leader'
-	SKIP=CapBnd same $R --cap-drop ALL @ $STATUS
-	SKIP=CapBnd same $R --cap-drop CAP_CHOWN --cap-drop CAP_KILL @ $STATUS
+	same $R --cap-drop ALL @ $STATUS
+	same $R --cap-drop CAP_CHOWN --cap-drop CAP_KILL @ $STATUS
 	same $R --unshare-user --cap-add CAP_NET_ADMIN @ $STATUS
-	SKIP=CapBnd same $R --cap-drop ALL --cap-add CAP_SYS_ADMIN @ $STATUS
+	same $R --cap-drop ALL --cap-add CAP_SYS_ADMIN @ $STATUS
 	same $R --unshare-user --uid 5 --cap-add ALL @ $STATUS
+	# A root caller's sandbox starts from the caller's capabilities.
+	same $R --unshare-user --uid 5 --cap-add CAP_KILL @ $STATUS
+	same $R --unshare-user --uid 0 --cap-drop CAP_KILL @ $STATUS
+	same $R --cap-drop CAP_KILL @ sh -c "$STATUS; grep -E '^Cap(Inh|Amb)' /proc/self/status"
+	same $R --unshare-pid @ sh -c "grep -E '^Cap(Inh|Amb)' /proc/self/status"
+	same $R --cap-add CAP_SYS_RESOURCE @ $STATUS
 }
 test_bwrap_ids_and_env() { table rows_ids_env; }
 
@@ -357,6 +510,9 @@ rows_namespaces() {
 	same $R --unshare-user --disable-userns @ sh -c 'cat /proc/sys/user/max_user_namespaces; unshare -U true; echo $?'
 	same $R --unshare-user --disable-userns --assert-userns-disabled @ true
 	same $R --unshare-pid --unshare-user --disable-userns @ sh -c 'unshare -U true 2>&1'
+	# Run again inside its own sandbox, as bwrap's tests do: bwrap mode.
+	same $R --unshare-user --uid 0 --gid 0 --cap-add ALL --bind / / --bind /proc /proc \
+		@ /proc/self/exe --unshare-all --bind / / --bind /proc /proc echo hello
 }
 test_bwrap_namespaces() { table rows_namespaces; }
 
@@ -382,10 +538,9 @@ rows_join() {
 	same $R --userns 12 --unshare-all true
 	same $R --userns 12 --pidns 13 @ readlink /proc/self/ns/pid
 	same $R --userns 12 --pidns 13 --unshare-pid @ sh -c 'echo $$'
-	# Documented in hutch(1): inside --userns2 bwrap leaves the bounding
-	# set full, and a root caller's COMMAND holds every capability there;
-	# hutch applies the same capability rules as everywhere else.
-	SKIP="CapBnd $(known_for as_root CapEff)" same $R --userns 12 --userns2 16 @ sh -c 'cat /proc/self/uid_map'
+	# Inside --userns2 the bounding set stays full and a root caller's
+	# COMMAND holds every capability, as with bwrap.
+	same $R --userns 12 --userns2 16 @ sh -c 'cat /proc/self/uid_map'
 	same $R --userns 12 --uid 7 @ id -u
 	same $R --userns 12 --uid 0 --gid 0 @ $STATUS
 	ns_helper_stop
@@ -412,6 +567,9 @@ rows_protocol() {
 	same $R --seccomp 8 @ sh -c 'uname; echo $?'
 	same $R --add-seccomp-fd 8 @ sh -c 'uname; echo $?'
 	same $R --seccomp 8 --seccomp 8 @ true
+	# Programs load through prctl, in order: one that refuses seccomp(2)
+	# does not keep the next from loading.
+	same $R --add-seccomp-fd 20 --add-seccomp-fd 8 @ sh -c 'uname; echo $?'
 	same $R @ sh -c "$FDS"
 	same $R --info-fd 14 --sync-fd 4 --block-fd 5 --args 7 --seccomp 8 --tmpfs /tmp \
 		--ro-bind-data 6 /tmp/x --file 3 /tmp/y @ sh -c "$FDS"
@@ -425,11 +583,13 @@ test_bwrap_protocol() { table rows_protocol; }
 check_hutch_only() {
 	local rc
 	rc=$(run_prog "$T/bwrap" $R --info-fd 99 true)
-	assert_eq "1 bwrap: --info-fd 99: Bad file descriptor" "$rc $(cat "$T/err")" "--info-fd 99"
+	assert_eq "1 bwrap: Write to info_fd: Bad file descriptor" "$rc $(cat "$T/err")" "--info-fd 99"
 	rc=$(run_prog "$T/bwrap" $R --json-status-fd 99 true)
-	assert_eq "1 bwrap: --json-status-fd 99: Bad file descriptor" "$rc $(cat "$T/err")" "--json-status-fd 99"
+	assert_eq "1 bwrap: Write to info_fd: Bad file descriptor" "$rc $(cat "$T/err")" "--json-status-fd 99"
 	rc=$(run_prog "$T/bwrap" $R --userns2 3 true)
 	assert_eq "1 bwrap: --userns2 requires --userns" "$rc $(cat "$T/err")" "--userns2 alone"
+	rc=$(run_prog "$T/bwrap" --version)
+	assert_eq "0 bubblewrap 0.11.1" "$rc $(cat "$T/out")" "--version"
 	bwrap_as_caller || return 0
 	rc=$(run_prog "$T/bwrap" $R --args 11 sh -c 'echo $FROM_ARGS $NESTED')
 	assert_eq "0 yes yes" "$rc $(cat "$T/out")" "nested --args"

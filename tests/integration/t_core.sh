@@ -57,7 +57,7 @@ check_exit_statuses() {
 	assert_eq 139 "$rc" "SIGSEGV"
 	rc=0; $AS "$H" $NONE /no/such/program 2>"$T/err" || rc=$?
 	assert_eq 127 "$rc" "not found"
-	assert_match "^hutch: exec: /no/such/program: No such file or directory$" "$(cat "$T/err")" "not-found message"
+	assert_match "^hutch: exec: /no/such/program: No such file or directory in the sandbox$" "$(cat "$T/err")" "not-found message"
 	rc=0; $AS "$H" $NONE /etc/passwd 2>"$T/err" || rc=$?
 	assert_eq 126 "$rc" "cannot execute"
 	rc=0; $AS "$H" --profile none --ro-bind /no/such/dir /x true 2>"$T/err" || rc=$?
@@ -83,11 +83,11 @@ test_default_profile_refuses_home() {
 	local rc=0
 	(cd / && env -i PATH=/usr/bin:/bin HOME=/root "$H" true) 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "run from /"
-	assert_match "current directory /: holds /root" "$(cat "$T/err")" "message"
+	assert_match "current directory /: holds your home directory /root" "$(cat "$T/err")" "message"
 	rc=0
 	(cd /root && env -i PATH=/usr/bin:/bin HOME=/root "$H" true) 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "run from home"
-	assert_match "current directory /root: is /root" "$(cat "$T/err")" "message"
+	assert_match "current directory /root: is your home directory" "$(cat "$T/err")" "message"
 }
 
 # A name holding a terminal escape reaches the caller's stderr escaped,
@@ -95,10 +95,51 @@ test_default_profile_refuses_home() {
 check_messages_escaped() {
 	local err dir
 	err=$($AS "$H" "$(printf 'esc\033[31mRED')" 2>&1 >/dev/null || true)
-	assert_eq 'hutch: exec: esc\x1b[31mRED: No such file or directory' "$err" "the escape, escaped"
+	assert_eq 'hutch: exec: esc\x1b[31mRED: No such file or directory in the sandbox (nor in its PATH)' "$err" "the escape, escaped"
 	dir="$T/work/$(printf 'bad\377name')"
 	mkdir -p "$dir" && chmod 0755 "$dir"
 	$AS sh -c 'cd "$0" && exec "$1" --profile none --ro-bind-cwd --explain=json true' "$dir" "$H" |
 		python3 -c 'import json, sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' || fail "--explain=json of a non-UTF-8 path"
 }
 test_messages_escaped() { for_each_caller check_messages_escaped; }
+
+# An exec failure says what is missing, and that the sandbox lacks it.
+check_exec_errors_name_what_is_missing() {
+	local err
+	printf '#!/nonexistent/interp\necho hi\n' >"$T/work/script"
+	chmod 0755 "$T/work/script"
+	err=$($AS "$H" --ro-bind "$T/work" "$T/work" ./script 2>&1 >/dev/null || true)
+	assert_eq "hutch: exec: ./script: its interpreter /nonexistent/interp: No such file or directory in the sandbox" \
+		"$err" "a script whose interpreter is missing"
+	err=$($AS "$H" "$T/hutch" 2>&1 >/dev/null || true)
+	assert_eq "hutch: exec: $T/hutch: No such file or directory in the sandbox" "$err" \
+		"a host file the sandbox does not have"
+	err=$($AS "$H" no-such-command-here 2>&1 >/dev/null || true)
+	assert_eq "hutch: exec: no-such-command-here: No such file or directory in the sandbox (nor in its PATH)" \
+		"$err" "a name not in PATH"
+	local rc=0
+	err=$($AS "$H" "" 2>&1) || rc=$?
+	assert_eq "125 hutch: parse: COMMAND is an empty word" "$rc $err" "an empty COMMAND"
+}
+test_exec_errors_name_what_is_missing() { for_each_caller check_exec_errors_name_what_is_missing; }
+
+# hutch's own --help: from the option table (every option the parser
+# takes is listed, each in the man page), the default profile, the exit
+# statuses, the pointer to hutch(1); -h and -V.
+test_hutch_help() {
+	local help opt man="$here/../../man/hutch.1" missing=""
+	help=$(as_user "$H" --help)
+	assert_eq "$help" "$(as_user "$H" -h)" "-h is --help"
+	assert_match '^usage: hutch \[OPTIONS\.\.\.\] \[--\] COMMAND \[ARGS\.\.\.\]$' "$(printf '%s\n' "$help" | head -n 1)" "usage"
+	assert_match '"default" unless --profile' "$help" "the default profile"
+	assert_match 'Exit status: .*124' "$(printf '%s\n' "$help" | tr '\n' ' ')" "exit statuses"
+	assert_match 'See hutch\(1\)' "$help" "the man page"
+	assert_match '^    --explain\[=FORMAT\] ' "$(printf '%s\n' "$help" | grep -e '--explain')" "--explain[=FORMAT]"
+	for opt in $(printf '%s\n' "$help" | grep -Eo '^    (-[a-zA-Z], )?--[a-z0-9-]+' | grep -Eo -- '--[a-z0-9-]+'); do
+		grep -qF -- "\\-\\-$(printf '%s' "${opt#--}" | sed 's/-/\\-/g')" "$man" ||
+			missing="$missing $opt"
+	done
+	assert_eq "" "$missing" "options of --help missing from hutch(1)"
+	assert_match '^hutch [0-9]' "$(as_user "$H" -V)" "-V"
+	assert_eq "bwrap: Unknown option -h" "$(as_user "$T/bwrap" -h 2>&1)" "bwrap mode knows no -h"
+}

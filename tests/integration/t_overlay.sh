@@ -169,3 +169,18 @@ check_errors() {
 	[ -z "$bad" ] || fail "messages:$bad"
 }
 test_overlay_errors() { for_each_caller check_errors; }
+
+# Paths holding '"', ':', ',' and '\' (bwrap's tests: "--overlay path
+# escaping"), relative to the current directory.
+check_odd_paths() {
+	local odd='x ":,\'
+	layers
+	mkdir "$S/lower$odd" "$S/upper$odd" "$S/work$odd"
+	printf 1 >"$S/lower$odd/a"
+	if [ "$AS" = as_user ]; then chown -R $NOBODY:$NOBODY "$S"; fi
+	assert_eq "12" "$($AS sh -c 'cd "$0" && exec "$@" 2>&1' "$S" "$T/bwrap" $R \
+		--overlay-src "lower$odd" --overlay "upper$odd" "work$odd" \
+		/tmp/x sh -c 'cat /tmp/x/a; printf 2 >/tmp/x/a; cat /tmp/x/a')" "odd paths"
+	assert_eq "2" "$(cat "$S/upper$odd/a")" "the write went to the upper directory"
+}
+test_overlay_odd_paths() { for_each_caller check_odd_paths; }

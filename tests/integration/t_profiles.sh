@@ -179,3 +179,32 @@ check_profile_lookup() {
 		"$rc $err" "not found, and where hutch looked"
 }
 test_profile_lookup() { for_each_caller check_profile_lookup; }
+
+# Every error from a profile line names FILE:LINE and the option; bad
+# bytes in a profile are errors, never silently cut.
+test_profile_errors_find_the_line() {
+	local line want rc err p="$T/work/bad"
+	while IFS='|' read -r line want; do
+		printf 'include default\n%s\n' "$line" >"$p"
+		chmod 0644 "$p"
+		rc=0; err=$(as_user "$H" --profile "$p" true 2>&1) || rc=$?
+		assert_eq "125 hutch: parse: $p:2: $want" "$rc $err" "profile line [$line]"
+	done <<-'EOF2'
+	pids abc|--pids: not a count: abc
+	uid abc|--uid: Invalid uid: abc
+	timeout abc|--timeout: not a duration (seconds, or with s, m, h or d): abc
+	kill-after -3|--kill-after: not a duration (seconds, or with s, m, h or d): -3
+	cap-add CAP_BOGUS|--cap-add: unknown cap: CAP_BOGUS
+	seccomp-deny nosuchcall|--seccomp-deny: unknown syscall nosuchcall
+	fallback bogus|--fallback: unknown mode bogus (landlock or none)
+	setenv A=B x|--setenv: not a variable name: "A=B"
+	setenv A b\|b: a backslash ends the line
+	EOF2
+	printf 'include default\nsetenv A b\0c\n' >"$p"
+	rc=0; err=$(as_user "$H" --profile "$p" true 2>&1) || rc=$?
+	assert_eq "125 hutch: parse: profile $p: holds a NUL byte" "$rc $err" "a NUL byte"
+	rc=0; err=$(as_user "$H" --setenv "" x true 2>&1) || rc=$?
+	assert_eq '125 hutch: parse: --setenv: not a variable name: ""' "$rc $err" "--setenv with no name"
+	rc=0; err=$(as_user "$T/bwrap" --ro-bind / / --unsetenv "" true 2>&1) || rc=$?
+	assert_eq '1 bwrap: unsetenv failed' "$rc $err" "bwrap mode: bwrap's text"
+}

@@ -217,6 +217,37 @@ $id" "$got" "$PROG: maps written by the caller ($(cat "$S/err"))"
 }
 test_protocol_userns_block_fd() { with_both check_userns_block_fd; }
 
+# ---- the info fd at EOF before the release (issue 16) ----
+
+# A caller that reads --info-fd to its end, then writes the maps and
+# releases --userns-block-fd, or releases --block-fd (tool_info_flow.py,
+# every wait bounded): the sandbox's side keeps no copy of the info fd
+# (bwrap's child closes it right after clone), so EOF comes as soon as
+# the info is written.  MODE_ARGS: --profile none in hutch mode.
+info_flow() {
+	cp "$PROTO_SRC_DIR/tool_info_flow.py" "$T/info_flow.py"
+	$AS timeout 60 python3 "$T/info_flow.py" "$@" 2>&1 | paste -sd' ' -
+}
+
+check_info_eof() {
+	local map='0 1234 1\n1 0 1\n' id=1 uid=0
+	[ "$AS" = as_user ] && map="0 $NOBODY 1\n" id=0 uid=$NOBODY
+	# hutch mode maps COMMAND's ids (the caller's) onto 0 of this map,
+	# which must be the caller's own ids (see hutch(1)).
+	[ -n "${MODE_ARGS:-}" ] && map="0 $uid 1\n" id=$uid
+	assert_eq "info: EOF exit 0 $id" "$(info_flow "$map" "$PROG" ${MODE_ARGS:-} $R \
+		--unshare-user --info-fd {info} --userns-block-fd {block} id -u)" \
+		"$PROG ${MODE_ARGS:-}: --info-fd read to EOF, maps, --userns-block-fd released"
+	assert_eq "info: EOF exit 0 released" "$(info_flow - "$PROG" ${MODE_ARGS:-} $R \
+		--info-fd {info} --block-fd {block} echo released)" \
+		"$PROG ${MODE_ARGS:-}: --info-fd read to EOF, --block-fd released"
+}
+check_info_eof_hutch_mode() { PROG=$T/hutch MODE_ARGS="--profile none" check_info_eof; }
+test_protocol_info_fd_eof_before_release() {
+	with_both check_info_eof
+	for_each_caller check_info_eof_hutch_mode
+}
+
 # ---- --lock-file ----
 
 # lock_state FILE: what a write lock on FILE from outside meets.
