@@ -174,6 +174,7 @@ test_overlay_errors() { for_each_caller check_errors; }
 # escaping"), relative to the current directory.
 check_odd_paths() {
 	local odd='x ":,\'
+	needs_overlay_upper_here
 	layers
 	mkdir "$S/lower$odd" "$S/upper$odd" "$S/work$odd"
 	printf 1 >"$S/lower$odd/a"
@@ -183,4 +184,4 @@ check_odd_paths() {
 		/tmp/x sh -c 'cat /tmp/x/a; printf 2 >/tmp/x/a; cat /tmp/x/a')" "odd paths"
 	assert_eq "2" "$(cat "$S/upper$odd/a")" "the write went to the upper directory"
 }
-test_overlay_odd_paths() { for_each_caller check_odd_paths; }
+test_overlay_odd_paths() { for_each_bwrap_caller check_odd_paths; }
