@@ -619,10 +619,15 @@ static int apply_size(struct apply_ctx *a)
 
 	if (a->plan->next_size)
 		return fail(a, "--size given twice for the same action");
+	/* hutch mode takes sizes as --memory does (64M); bwrap bytes only. */
 	errno = 0;
 	v = strtoull(s, &end, 0);
+	if (a->plan->mode == MODE_HUTCH && *end && parse_amount(s, &v) == 0 && v != RLIM_INFINITY)
+		end = (char *)"";
 	if (errno || !isdigit((unsigned char)s[0]) || *end || v == 0)
-		return fail(a, "--size takes a non-zero number of bytes");
+		return fail(a, a->plan->mode == MODE_HUTCH ?
+			    "--size takes a non-zero size (bytes, or with K, M, G)" :
+			    "--size takes a non-zero number of bytes");
 	if (v > SIZE_MAX / 2)
 		return fail(a, "--size (for tmpfs) is limited to %zu", SIZE_MAX / 2);
 	a->plan->next_size = v;
@@ -1011,35 +1016,6 @@ static const struct { const char *name; int resource; } rlimit_names[] = {
 	{ "rttime", RLIMIT_RTTIME }, { "sigpending", RLIMIT_SIGPENDING },
 	{ "stack", RLIMIT_STACK },
 };
-
-/* "1024", "64K", "2M", "1G", "unlimited" */
-static int parse_amount(const char *s, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-	int shift = 0;
-
-	if (strcmp(s, "unlimited") == 0 || strcmp(s, "infinity") == 0) {
-		*out = RLIM_INFINITY;
-		return 0;
-	}
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end || (shift && v > (~0ULL >> shift)))
-		return -1;
-	*out = v << shift;
-	return 0;
-}
 
 static int apply_rlimit(struct apply_ctx *a)
 {
