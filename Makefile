@@ -6,6 +6,8 @@
 # make bench      benchmarks against bwrap and unshare
 # make fuzz       libFuzzer on the parsers, FUZZ_SECONDS (60) each
 # make valgrind   memcheck on the supervisor for a few launches
+# make check-vm   make demo, make check and rootless checks in a Debian 12 qemu guest
+#                 (VM_KERNEL=stable|backports|all; tests/vm/README)
 # make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -38,7 +40,7 @@ FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) $(DATA_OBJS)
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
 .PHONY: all check unit integration demo asan bench deps install install-bwrap-link \
-	uninstall clean fuzz fuzz-deps bench-deps valgrind
+	uninstall clean fuzz fuzz-deps bench-deps valgrind check-vm
 
 all: hutch build/hutch-seccomp
 
@@ -168,6 +170,13 @@ valgrind: bench-deps
 BENCH_DEB_PACKAGES = valgrind strace
 bench-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(BENCH_DEB_PACKAGES)"
+
+# ---- the tests in a Debian 12 guest on Debian's own kernels (tests/vm) ----
+# As root.  The image is cached in /var/cache/hutch/vm; VM_KERNEL=stable
+# (bookworm's 6.1), backports (bookworm-backports') or all (both).
+VM_KERNEL ?= stable
+check-vm:
+	VM_KERNEL=$(VM_KERNEL) tests/vm/check-vm
 
 # ---- fuzzing: libFuzzer harnesses of the parsers (tests/fuzz) ----
 FUZZ_SECONDS ?= 60
