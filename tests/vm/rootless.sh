@@ -27,7 +27,9 @@ check() {
 	local name=$1 want=$2 pat=$3 rc took start
 	shift 3
 	start=$(date +%s.%N)
-	timeout --kill-after=10 "${ROOTLESS_TIMEOUT:-120}" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	# bash -c: CMD may be one of the functions below (exported).
+	timeout --kill-after=10 "${ROOTLESS_TIMEOUT:-120}" bash -c '"$@"' check "$@" \
+		>"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 	took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 	if [ "$rc" = "$want" ] && { [ -z "$pat" ] || grep -Eq -- "$pat" "$tmp/out"; }; then
@@ -67,7 +69,16 @@ delegated_scope_enforces() {
 	[ "$rc" = 0 ] && ! grep -q 'not enforced' "$tmp/err2"
 }
 
-echo "rootless checks as $(id -un) (uid $(id -u)) on Linux $(uname -r), hutch $H"
+export -f session_is_logind user_manager_runs delegated_scope_enforces
+export H tmp
+
+# From a project directory of the user's own, as a developer would run
+# hutch: not the checkout, whose ./hutch the profiles that make the
+# current directory writable rightly refuse to expose.
+project=$HOME/src/rootless-project
+mkdir -p "$project"
+cd "$project" || exit 2
+echo "rootless checks as $(id -un) (uid $(id -u)) on Linux $(uname -r), hutch $H, in $PWD"
 check session-is-logind 0 '' session_is_logind
 check user-manager-runs 0 '' user_manager_runs
 check doctor 0 '' "$H" --doctor
