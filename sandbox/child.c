@@ -23,6 +23,7 @@
 #include "resource_limits.h"
 #include "landlock_scope.h"
 #include "log.h"
+#include "netproxy.h"
 #include "policy.h"
 #include "pty.h"
 #include "report.h"
@@ -113,6 +114,8 @@ int stage_mounts(struct sandbox *sb)
 	struct plan *plan = sb->plan;
 
 	if ((plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
+		return -1;
+	if (netproxy_child_listen(sb) < 0)
 		return -1;
 	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
 		return fail_errno(sb, "mounts", "set hostname", plan->hostname);

@@ -941,6 +941,11 @@ static int check_identity(struct fallback *fb)
 			 plan->hostname);
 		return -1;
 	}
+	if (plan->n_net_rules) {
+		snprintf(fb->err, fb->errlen, "fallback: --allow-net: needs namespaces (its "
+			 "proxy listens in a network namespace of the sandbox's own)");
+		return -1;
+	}
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "fault.h"
 #include "resource_limits.h"
 #include "log.h"
+#include "netproxy.h"
 #include "policy.h"
 #include "pty.h"
 #include "report.h"
@@ -99,6 +100,7 @@ static void finish(struct sandbox *sb)
 {
 	pty_finish(sb);
 	limits_finish(sb);
+	netproxy_finish(sb);	/* its last lines go to the report */
 	report_finish(sb);
 	protocol_release(sb);
 	policy_ready_free(sb->policy);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "guard.h"
+#include "netrule.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
@@ -213,6 +214,8 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = finish_namespaces(plan, err, errlen);
 	if (r == 0 && plan->argv)
 		r = resolve_cwd_binds(plan, envp, err, errlen);
+	if (r == 0)
+		r = net_plan_finish(plan, err, errlen);
 	if (r == 0)
 		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)

@@ -73,6 +73,8 @@ struct syscall_rule {
 	bool allow;
 };
 
+struct net_rule;
+
 struct plan {
 	enum mode mode;
 	const char *prog;	/* "hutch" or "bwrap", prefix of messages */
@@ -151,6 +153,11 @@ struct plan {
 	char *report_path;
 	int report_fd;
 	bool seccomp_log;
+
+	/* network by allow-list: any --allow-net rule gives the sandbox a
+	 * network namespace of its own and hutch's proxy in it */
+	struct net_rule *net_rules;
+	size_t n_net_rules;
 
 	/* limits */
 	struct rlimit_setting *rlimits;
