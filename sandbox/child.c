@@ -25,6 +25,7 @@
 #include "log.h"
 #include "netproxy.h"
 #include "policy.h"
+#include "protect.h"
 #include "pty.h"
 #include "report.h"
 #include "sandbox.h"
@@ -127,6 +128,7 @@ int stage_mounts(struct sandbox *sb)
 	if (protocol_open_userns_limit(sb) < 0)
 		return -1;
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
+	sb->ms.protect_sock = protect_take_socket(sb);
 	return mounts_build(&sb->ms);
 }
 

@@ -180,6 +180,16 @@ static void explain_net(const struct plan *plan, FILE *out)
 		"link-local, metadata or this host's own address\n");
 }
 
+static void explain_protect(const struct plan *plan, FILE *out)
+{
+	if (plan->n_protect == 0)
+		return;
+	fprintf(out, "protected, read-only after every other mount (where missing: an empty "
+		"read-only placeholder):\n");
+	for (size_t i = 0; i < plan->n_protect; i++)
+		fprintf(out, "  %s    (%s)\n", plan->protect[i].path, plan->protect[i].origin);
+}
+
 /* ---- --explain=json: the same plan as one JSON document ---- */
 
 static void json_key(FILE *out, const char *key, bool first)
@@ -425,6 +435,16 @@ static void json_net(const struct plan *plan, FILE *out)
 			NET_PROXY_PORT, NET_PROXY_PORT, NET_PROXY_PORT);
 	else
 		fputs("null", out);
+	json_key(out, "protect", false);
+	fputc('[', out);
+	for (size_t i = 0; i < plan->n_protect; i++) {
+		fputs(i ? ", {\"path\": " : "{\"path\": ", out);
+		json_fputs(out, plan->protect[i].path);
+		fputs(", \"origin\": ", out);
+		json_fputs(out, plan->protect[i].origin);
+		fputc('}', out);
+	}
+	fputc(']', out);
 }
 
 static int explain_json(const struct plan *plan, FILE *out)
@@ -468,6 +488,7 @@ int explain_plan(const struct plan *plan, FILE *out)
 	fprintf(out, "filesystem, in order, on an empty tmpfs root:\n");
 	for (size_t i = 0; i < plan->n_ops; i++)
 		explain_op(&plan->ops[i], out);
+	explain_protect(plan, out);
 	explain_net(plan, out);
 	explain_process(plan, out);
 	explain_policy(plan, out);

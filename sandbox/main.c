@@ -17,6 +17,7 @@
 #include "log.h"
 #include "netproxy.h"
 #include "policy.h"
+#include "protect.h"
 #include "pty.h"
 #include "report.h"
 #include "status.h"
@@ -102,6 +103,7 @@ static void finish(struct sandbox *sb)
 	limits_finish(sb);
 	netproxy_finish(sb);	/* its last lines go to the report */
 	report_finish(sb);
+	protect_finish(sb);
 	protocol_release(sb);
 	policy_ready_free(sb->policy);
 	sb->policy = NULL;

@@ -24,6 +24,7 @@
 #include "mounts.h"
 #include "landlock_scope.h"
 #include "log.h"
+#include "protect.h"
 #include "util.h"
 
 #ifndef SYS_fchmodat2
@@ -892,6 +893,7 @@ void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, siz
 	ms->errlen = errlen;
 	ms->root = -1;
 	ms->private_proc = -1;
+	ms->protect_sock = -1;
 	ms->trees = xreallocarray(NULL, plan->n_ops, sizeof(int));
 	ms->links = xreallocarray(NULL, plan->n_ops, sizeof(char *));
 	for (size_t i = 0; i < plan->n_ops; i++) {
@@ -950,6 +952,8 @@ int mounts_build(struct mount_state *ms)
 	for (size_t i = 0; i < ms->plan->n_ops; i++)
 		if (do_op(ms, i) < 0)
 			return -1;
+	if (protect_apply(ms) < 0)
+		return -1;
 	if (pivot_into_root(ms) < 0)
 		return -1;
 	return enter_cwd(ms, old_cwd);

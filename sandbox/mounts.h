@@ -19,6 +19,7 @@ struct mount_state {
 	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
 	bool proc_substituted;	/* a fresh procfs was refused (see mounts.c) */
 	bool proc_fenced;	/* /proc is the caller's: COMMAND needs a Landlock domain */
+	int protect_sock;	/* --protect: placeholders are named on it, or -1 */
 	char *err;
 	size_t errlen;
 };

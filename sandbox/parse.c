@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
+#include "protect.h"
 #include "util.h"
 
 static enum mode mode_from_argv0(const char *argv0)
@@ -214,6 +215,8 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = finish_namespaces(plan, err, errlen);
 	if (r == 0 && plan->argv)
 		r = resolve_cwd_binds(plan, envp, err, errlen);
+	if (r == 0 && plan->argv)
+		r = protect_resolve(plan, err, errlen);
 	if (r == 0)
 		r = net_plan_finish(plan, err, errlen);
 	if (r == 0)

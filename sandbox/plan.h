@@ -73,6 +73,12 @@ struct syscall_rule {
 	bool allow;
 };
 
+/* --protect PATH: read-only after every other mount. */
+struct protect_path {
+	char *path;		/* as given; absolute once the plan is final */
+	char *origin;
+};
+
 struct net_rule;
 
 struct plan {
@@ -158,6 +164,8 @@ struct plan {
 	 * network namespace of its own and hutch's proxy in it */
 	struct net_rule *net_rules;
 	size_t n_net_rules;
+	struct protect_path *protect;
+	size_t n_protect;
 
 	/* limits */
 	struct rlimit_setting *rlimits;

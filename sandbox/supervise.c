@@ -27,6 +27,7 @@
 #include "netproxy.h"
 #include "resource_limits.h"
 #include "policy.h"
+#include "protect.h"
 #include "pty.h"
 #include "report.h"
 #include "status.h"
@@ -144,7 +145,7 @@ int stage_prepare(struct sandbox *sb)
 			     (plan_has_dev(plan) && (plan->uid != 0 || plan->gid != 0)));
 	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
 	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0 ||
-	    netproxy_prepare(sb) < 0)
+	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0)
 		return -1;
 	if (supervise_log_channel(sb->log_pipe) < 0)
 		return sys_fail(sb, "prepare", "log channel");
