@@ -1,5 +1,6 @@
 # --protect PATH: read-only after every other mount, with an empty
-# read-only placeholder where PATH is missing, removed at exit.
+# read-only placeholder where PATH is missing, removed at exit; and the
+# profile agent, which protects a checkout's hooks and configuration.
 
 # A project that looks like a checkout: .git with hooks and config, a
 # source file; writable by both callers.  No .envrc, no .vscode.
@@ -79,6 +80,33 @@ rest writable" "$out" "every protected path stays as it was; the rest is writabl
 }
 test_protect_writing_creating_renaming_symlinking() { for_each_caller check_protect_paths; }
 
+# The profile agent protects the same paths (and .gitmodules, .idea).
+check_agent_protects() {
+	local out
+	make_checkout
+	out=$(in_project "$H" --profile agent -- sh -c "$ATTACKS"'
+		for p in .gitmodules .idea/x; do
+			if touch "$p" 2>/dev/null; then echo "ESCAPED $p"; fi
+		done
+		touch src/new.c && echo "rest writable"
+		ls -A ~ | wc -l' 2>"$T/err")
+	assert_eq "$SUMMARY
+rest writable
+0" "$out" "agent: protected paths, a writable checkout, an empty home"
+	assert_eq "" "$(cat "$T/err")" "agent: quiet"
+	assert_checkout_intact
+	[ ! -e "$T/work/proj/.gitmodules" ] && [ ! -e "$T/work/proj/.idea" ] ||
+		fail "agent: placeholders left behind"
+	out=$(in_project "$H" --profile agent -- sh -c 'grep -c : /proc/net/dev; env | grep -c PROXY')
+	assert_eq "1
+0" "$out" "agent: a network namespace of its own with lo only, no proxy"
+	out=$(in_project "$H" --profile agent --allow-net registry.npmjs.org -- sh -c '
+		grep -c : /proc/net/dev; echo "$HTTPS_PROXY"')
+	assert_eq "1
+http://127.0.0.1:3128" "$out" "agent with --allow-net: the proxy"
+}
+test_profile_agent_protects_checkout() { for_each_caller check_agent_protects; }
+
 # A link on the way is pinned, and what it leads to is protected.
 check_symlinked_component() {
 	local out
@@ -130,9 +158,9 @@ test_protect_missing_parent() { for_each_caller check_missing_parent; }
 test_protect_explain_and_errors() {
 	local out rc=0
 	make_checkout
-	out=$(cd "$T/work/proj" && "$H" --profile ci --protect .git/hooks/ --explain true)
+	out=$(cd "$T/work/proj" && "$H" --profile agent --explain true)
 	assert_match "protected, read-only after every other mount" "$out" "explain's heading"
-	assert_match "  $T/work/proj/.git/hooks/    \(command line\)" "$out" \
+	assert_match "  $T/work/proj/.git/hooks/    \(\(shipped\)/agent:[0-9]+\)" "$out" \
 		"relative paths against the bound current directory"
 	(cd "$T/work/proj" && "$H" --profile none --ro-bind / / --protect .envrc true) \
 		2>"$T/err" || rc=$?
