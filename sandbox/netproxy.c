@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,7 +51,8 @@
 #include "util.h"
 
 #define MAX_CONNS 64		/* connections at once */
-#define RELAY_BUF (64 * 1024)	/* each direction's buffer */
+#define RELAY_BUF (64 * 1024)	/* each direction's buffer, for the head and replies */
+#define RELAY_PIPE (256 * 1024)	/* each direction's pipe, for the bytes relayed */
 #define HEAD_SECONDS 5.0	/* from accept to a whole request */
 #define UPSTREAM_SECONDS 10.0	/* from the request to a connected server */
 #define LINGER_SECONDS 1.0	/* after an answer of refusal, the client's rest is dropped */
@@ -74,9 +76,16 @@ enum phase {
 	PH_LINGER,	/* refused: the answer is sent, the client's rest dropped */
 };
 
+/* One direction of a connection: what hutch wrote or read itself (a
+ * request head, a reply) in DATA, then the relayed bytes in a pipe,
+ * spliced in from one socket and out to the other without a copy
+ * through the supervisor.  Without a pipe (none could be made), DATA
+ * carries everything. */
 struct relay_buf {
 	char *data;
 	size_t start, end;
+	int pipe[2];
+	size_t in_pipe, pipe_cap;
 };
 
 struct conn {
@@ -130,6 +139,14 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+static void conn_reset(struct conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->phase = PH_FREE;
+	c->client = c->server = c->lookup_fd = c->lookup_pidfd = -1;
+	c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
+}
+
 /* ---- prepare, and pid 1's side ---- */
 
 int netproxy_prepare(struct sandbox *sb)
@@ -146,8 +163,7 @@ int netproxy_prepare(struct sandbox *sb)
 	st->handover[0] = st->handover[1] = st->epoll = st->timer = -1;
 	st->listeners[0] = st->listeners[1] = -1;
 	for (int i = 0; i < MAX_CONNS; i++)
-		st->conns[i].client = st->conns[i].server = st->conns[i].lookup_fd =
-			st->conns[i].lookup_pidfd = -1;
+		conn_reset(&st->conns[i]);
 	for (int i = 0; i < 2 * MAX_CONNS; i++)
 		st->reap[i] = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, st->handover) < 0)
@@ -260,6 +276,17 @@ static size_t buf_data(const struct relay_buf *b)
 	return b->end - b->start;
 }
 
+/* Bytes waiting to go out, and whether more may come in. */
+static size_t relay_pending(const struct relay_buf *b)
+{
+	return buf_data(b) + b->in_pipe;
+}
+
+static bool relay_has_room(const struct relay_buf *b)
+{
+	return b->pipe[0] >= 0 ? b->in_pipe < b->pipe_cap : buf_room(b) > 0;
+}
+
 static void buf_compact(struct relay_buf *b)
 {
 	if (b->start == b->end) {
@@ -286,10 +313,10 @@ static void update_watch(struct netproxy_state *st, struct conn *c)
 		sw = EPOLLOUT;
 		break;
 	case PH_RELAY:
-		cw = (!c->client_eof && buf_room(&c->up) ? EPOLLIN : 0) |
-		     (buf_data(&c->down) ? EPOLLOUT : 0);
-		sw = (!c->server_eof && buf_room(&c->down) ? EPOLLIN : 0) |
-		     (buf_data(&c->up) ? EPOLLOUT : 0);
+		cw = (!c->client_eof && relay_has_room(&c->up) ? EPOLLIN : 0) |
+		     (relay_pending(&c->down) ? EPOLLOUT : 0);
+		sw = (!c->server_eof && relay_has_room(&c->down) ? EPOLLIN : 0) |
+		     (relay_pending(&c->up) ? EPOLLOUT : 0);
 		break;
 	default:
 		break;
@@ -394,11 +421,13 @@ static void conn_close(struct sandbox *sb, struct conn *c)
 	/* Closing removes a socket from the epoll set. */
 	close_fd(&c->client);
 	close_fd(&c->server);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&c->up.pipe[i]);
+		close_fd(&c->down.pipe[i]);
+	}
 	free(c->up.data);
 	free(c->down.data);
-	memset(c, 0, sizeof(*c));
-	c->phase = PH_FREE;
-	c->client = c->server = c->lookup_fd = c->lookup_pidfd = -1;
+	conn_reset(c);
 }
 
 static const char *status_text(int status)
@@ -618,10 +647,14 @@ static void check_and_connect(struct sandbox *sb, struct conn *c,
 			      const struct net_addr *candidates, int n, bool via_dns)
 {
 	struct net_addr own[MAX_OWN];
-	size_t n_own = net_own_addresses(own, MAX_OWN);
+	size_t n_own = 0;
 	const char *why = NULL, *class = NULL;
 	char reason[REASON_LEN], addr[64] = "";
 
+	/* This host's addresses matter only for an otherwise ordinary one. */
+	for (int i = 0; i < n && n_own == 0; i++)
+		if (!net_addr_special(&candidates[i]))
+			n_own = net_own_addresses(own, MAX_OWN);
 	c->n_addrs = c->next_addr = 0;
 	for (int i = 0; i < n; i++) {
 		const char *refusal = net_addr_refusal(c->rule, &candidates[i], via_dns, own,
@@ -855,6 +888,21 @@ static void drain_linger(struct sandbox *sb, struct conn *c)
 
 /* ---- relaying ---- */
 
+/* A pipe for B, as large as RELAY_PIPE where the kernel allows; none
+ * (DATA then carries the bytes) where no pipe can be made. */
+static void make_pipe(struct relay_buf *b)
+{
+	int size;
+
+	if (pipe2(b->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		b->pipe[0] = b->pipe[1] = -1;
+		return;
+	}
+	(void)fcntl(b->pipe[1], F_SETPIPE_SZ, RELAY_PIPE);
+	size = fcntl(b->pipe[1], F_GETPIPE_SZ);
+	b->pipe_cap = size > 0 ? (size_t)size : 4096;
+}
+
 static void start_relay(struct sandbox *sb, struct conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -862,6 +910,8 @@ static void start_relay(struct sandbox *sb, struct conn *c)
 
 	c->phase = PH_RELAY;
 	c->deadline = 0;
+	make_pipe(&c->up);
+	make_pipe(&c->down);
 	c->down.start = c->down.end = 0;
 	if (c->socks) {
 		memcpy(c->down.data, socks_ok, sizeof(socks_ok));
@@ -873,6 +923,54 @@ static void start_relay(struct sandbox *sb, struct conn *c)
 	update_watch(sb->net, c);
 }
 
+static bool would_wait(void)
+{
+	return errno == EAGAIN || errno == EINTR;
+}
+
+/* Out to TO: BUF's own bytes first, then its pipe's.  The count sent, 0
+ * when TO takes nothing now, -1 on an error. */
+static ssize_t send_out(struct relay_buf *buf, int to)
+{
+	ssize_t n;
+
+	if (buf_data(buf) > 0) {
+		n = send(to, buf->data + buf->start, buf_data(buf), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			buf->start += (size_t)n;
+			buf_compact(buf);
+		}
+	} else if (buf->in_pipe > 0) {
+		n = splice(buf->pipe[0], NULL, to, NULL, buf->in_pipe,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			buf->in_pipe -= (size_t)n;
+	} else {
+		return 0;
+	}
+	return n < 0 ? (would_wait() ? 0 : -1) : n;
+}
+
+/* In from FROM, into the pipe (or BUF's data).  The count read, 0 when
+ * there is nothing now, -1 on an error; *EOF at the end. */
+static ssize_t take_in(int from, struct relay_buf *buf, bool *eof)
+{
+	ssize_t n;
+
+	if (buf->pipe[0] >= 0)
+		n = splice(from, NULL, buf->pipe[1], NULL, buf->pipe_cap - buf->in_pipe,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	else
+		n = recv(from, buf->data + buf->end, buf_room(buf), MSG_DONTWAIT);
+	if (n == 0)
+		*eof = true;
+	if (n > 0 && buf->pipe[0] >= 0)
+		buf->in_pipe += (size_t)n;
+	else if (n > 0)
+		buf->end += (size_t)n;
+	return n < 0 ? (would_wait() ? 0 : -1) : n;
+}
+
 /* Move bytes FROM -> BUF -> TO, at most BYTES_PER_EVENT.  -1 on a
  * socket error, else 0. */
 static int pump(int from, struct relay_buf *buf, int to, bool *from_eof, bool *to_shut,
@@ -881,37 +979,19 @@ static int pump(int from, struct relay_buf *buf, int to, bool *from_eof, bool *t
 	size_t moved = 0;
 
 	while (moved < BYTES_PER_EVENT) {
-		bool progress = false;
-		ssize_t n;
+		ssize_t out = send_out(buf, to), in = 0;
 
-		if (buf_data(buf) > 0) {
-			n = send(to, buf->data + buf->start, buf_data(buf),
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return -1;
-			if (n > 0) {
-				buf->start += (size_t)n;
-				*count += (unsigned long long)n;
-				moved += (size_t)n;
-				progress = true;
-			}
-			buf_compact(buf);
-		}
-		if (!*from_eof && buf_room(buf) > 0) {
-			n = recv(from, buf->data + buf->end, buf_room(buf), MSG_DONTWAIT);
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return -1;
-			if (n == 0)
-				*from_eof = true;
-			if (n > 0)
-				buf->end += (size_t)n;
-			progress |= n >= 0;
-		}
-		if (*from_eof && buf_data(buf) == 0 && !*to_shut) {
+		if (out < 0)
+			return -1;
+		*count += (unsigned long long)out;
+		moved += (size_t)out;
+		if (!*from_eof && relay_has_room(buf) && (in = take_in(from, buf, from_eof)) < 0)
+			return -1;
+		if (*from_eof && relay_pending(buf) == 0 && !*to_shut) {
 			shutdown(to, SHUT_WR);
 			*to_shut = true;
 		}
-		if (!progress)
+		if (out == 0 && in == 0)
 			break;
 	}
 	return 0;
