@@ -149,24 +149,31 @@ static void conn_reset(struct conn *c)
 
 /* ---- prepare, and pid 1's side ---- */
 
-int netproxy_prepare(struct sandbox *sb)
+/* The proxy's state, every fd -1, or NULL. */
+static struct netproxy_state *new_state(void)
 {
-	struct netproxy_state *st;
+	struct netproxy_state *st = calloc(1, sizeof(*st));
 
-	if (sb->plan->n_net_rules == 0)
-		return 0;
-	st = calloc(1, sizeof(*st));
 	if (!st)
-		return log_fail(sb->err, sizeof(sb->err), "prepare", "allocate", "the proxy",
-				ENOMEM);
-	sb->net = st;
+		return NULL;
 	st->handover[0] = st->handover[1] = st->epoll = st->timer = -1;
 	st->listeners[0] = st->listeners[1] = -1;
 	for (int i = 0; i < MAX_CONNS; i++)
 		conn_reset(&st->conns[i]);
 	for (int i = 0; i < 2 * MAX_CONNS; i++)
 		st->reap[i] = -1;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, st->handover) < 0)
+	return st;
+}
+
+int netproxy_prepare(struct sandbox *sb)
+{
+	if (sb->plan->n_net_rules == 0)
+		return 0;
+	sb->net = new_state();
+	if (!sb->net)
+		return log_fail(sb->err, sizeof(sb->err), "prepare", "allocate", "the proxy",
+				ENOMEM);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->net->handover) < 0)
 		return log_fail(sb->err, sizeof(sb->err), "prepare", "socketpair",
 				"for the proxy", errno);
 	return 0;

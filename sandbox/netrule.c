@@ -63,40 +63,48 @@ static bool prefix_match(const unsigned char *a, const unsigned char *b, int bit
 	return rest == 0 || ((a[whole] ^ b[whole]) & mask) == 0;
 }
 
-struct special_block {
-	int family;
-	const char *base;
-	int bits;
+/* Addresses that lead into this host, its link or a cloud's metadata
+ * service rather than to a server, by class: CIDR blocks, the most
+ * specific class first. */
+static const struct {
 	const char *why;
+	const char *blocks;
+} special_classes[] = {
+	{ "cloud metadata", "169.254.169.254/32 100.100.100.200/32 fd00:ec2::254/128" },
+	{ "unspecified (this host)", "0.0.0.0/8 ::/128" },
+	{ "loopback", "127.0.0.0/8 ::1/128" },
+	{ "link-local", "169.254.0.0/16 fe80::/10" },
+	{ "multicast", "224.0.0.0/4 ff00::/8" },
+	{ "broadcast", "255.255.255.255/32" },
 };
 
-/* Addresses that lead into this host, its link or a cloud's metadata
- * service rather than to a server: the most specific block first. */
-static const struct special_block special_blocks[] = {
-	{ AF_INET, "169.254.169.254", 32, "cloud metadata" },
-	{ AF_INET, "100.100.100.200", 32, "cloud metadata" },
-	{ AF_INET6, "fd00:ec2::254", 128, "cloud metadata" },
-	{ AF_INET, "0.0.0.0", 8, "unspecified (this host)" },
-	{ AF_INET, "127.0.0.0", 8, "loopback" },
-	{ AF_INET, "169.254.0.0", 16, "link-local" },
-	{ AF_INET, "224.0.0.0", 4, "multicast" },
-	{ AF_INET, "255.255.255.255", 32, "broadcast" },
-	{ AF_INET6, "::", 128, "unspecified (this host)" },
-	{ AF_INET6, "::1", 128, "loopback" },
-	{ AF_INET6, "fe80::", 10, "link-local" },
-	{ AF_INET6, "ff00::", 8, "multicast" },
-};
+/* Is ADDR in the block CIDR ("a.b.c.d/bits", LEN bytes)? */
+static bool in_block(const struct net_addr *addr, const char *cidr, size_t len)
+{
+	char text[64];
+	const char *slash = memchr(cidr, '/', len);
+	struct net_addr base;
+
+	if (!slash || (size_t)(slash - cidr) >= sizeof(text))
+		return false;
+	memcpy(text, cidr, (size_t)(slash - cidr));
+	text[slash - cidr] = '\0';
+	return net_addr_parse(text, &base) == 0 && base.family == addr->family &&
+	       prefix_match(addr->bytes, base.bytes, atoi(slash + 1));
+}
 
 const char *net_addr_special(const struct net_addr *addr)
 {
-	for (size_t i = 0; i < sizeof(special_blocks) / sizeof(special_blocks[0]); i++) {
-		const struct special_block *b = &special_blocks[i];
-		struct net_addr base;
+	for (size_t i = 0; i < sizeof(special_classes) / sizeof(special_classes[0]); i++) {
+		const char *b = special_classes[i].blocks;
 
-		if (b->family != addr->family || net_addr_parse(b->base, &base) < 0)
-			continue;
-		if (prefix_match(addr->bytes, base.bytes, b->bits))
-			return b->why;
+		while (*b) {
+			size_t len = strcspn(b, " ");
+
+			if (in_block(addr, b, len))
+				return special_classes[i].why;
+			b += len + strspn(b + len, " ");
+		}
 	}
 	return NULL;
 }

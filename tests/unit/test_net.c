@@ -283,50 +283,62 @@ static enum net_parse http(const char *text)
 	return net_http_parse(text, strlen(text), &req, why, sizeof(why));
 }
 
-START_TEST(http_connect)
-{
-	ck_assert_int_eq(http("CONNECT registry.npmjs.org:443 HTTP/1.1\r\n"
-			      "Host: registry.npmjs.org:443\r\n\r\n\x16\x03"), NET_PARSE_DONE);
-	ck_assert_int_eq(req.proto, NET_PROTO_CONNECT);
-	ck_assert_str_eq(req.host, "registry.npmjs.org");
-	ck_assert_int_eq(req.port, 443);
-	ck_assert_int_eq(req.head_len, strlen("CONNECT registry.npmjs.org:443 HTTP/1.1\r\n"
-					      "Host: registry.npmjs.org:443\r\n\r\n"));
-	ck_assert_int_eq(http("CONNECT [::1]:8443 HTTP/1.0\n\n"), NET_PARSE_DONE);
-	ck_assert_str_eq(req.host, "::1");
-	ck_assert_int_eq(req.port, 8443);
-	ck_assert_int_eq(http("CONNECT Example.COM.:80 HTTP/1.1\r\n\r\n"), NET_PARSE_DONE);
-	ck_assert_str_eq(req.host, "example.com");
-	ck_assert_int_eq(http("CONNECT example.com HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("CONNECT ::1:443 HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("CONNECT user@example.com:443 HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("CONNECT example.com:99999 HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("CONNECT [example.com]:443 HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-}
-END_TEST
+/* A head, and what the parser makes of it: the result, and for a
+ * parsed one the protocol, host, port and origin-form path's length. */
+struct http_case {
+	const char *head;
+	enum net_parse result;
+	enum net_proto proto;
+	const char *host;
+	int port;
+	size_t path_len;
+	const char *why;	/* BAD: words of the reason */
+};
 
-START_TEST(http_absolute_uri)
+static const struct http_case http_cases[] = {
+	{ "CONNECT registry.npmjs.org:443 HTTP/1.1\r\nHost: registry.npmjs.org:443\r\n\r\n\x16",
+	  NET_PARSE_DONE, NET_PROTO_CONNECT, "registry.npmjs.org", 443, 0, NULL },
+	{ "CONNECT [::1]:8443 HTTP/1.0\n\n", NET_PARSE_DONE, NET_PROTO_CONNECT, "::1", 8443, 0,
+	  NULL },
+	{ "CONNECT Example.COM.:80 HTTP/1.1\r\n\r\n", NET_PARSE_DONE, NET_PROTO_CONNECT,
+	  "example.com", 80, 0, NULL },
+	{ "CONNECT example.com HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, "HOST:PORT" },
+	{ "CONNECT ::1:443 HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, "HOST:PORT" },
+	{ "CONNECT user@example.com:443 HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, NULL },
+	{ "CONNECT example.com:99999 HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, NULL },
+	{ "CONNECT [example.com]:443 HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, NULL },
+	{ "GET http://localhost:8080/a/b?c=d HTTP/1.1\r\nHost: x\r\n\r\n", NET_PARSE_DONE,
+	  NET_PROTO_HTTP, "localhost", 8080, 8, NULL },
+	{ "HEAD HTTP://[2001:db8::1] HTTP/1.0\r\n\r\n", NET_PARSE_DONE, NET_PROTO_HTTP,
+	  "2001:db8::1", 80, 0, NULL },
+	{ "GET https://example.com/ HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, "CONNECT" },
+	{ "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0,
+	  "not a proxy request" },
+	{ "GET ftp://example.com/ HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, NULL },
+	{ "GET http://exa mple.com/ HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, NULL },
+	{ "GET http://a@example.com/ HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, NULL },
+	{ "GET http://example.com/ HTTP/2.0\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, "HTTP/1.1" },
+	{ "G(T http://example.com/ HTTP/1.1\r\n\r\n", NET_PARSE_BAD, 0, NULL, 0, 0, NULL },
+	{ "\x05\x01\x00", NET_PARSE_MORE, 0, NULL, 0, 0, NULL },
+};
+
+START_TEST(http_heads)
 {
-	ck_assert_int_eq(http("GET http://localhost:8080/a/b?c=d HTTP/1.1\r\nHost: x\r\n\r\n"),
-			 NET_PARSE_DONE);
-	ck_assert_int_eq(req.proto, NET_PROTO_HTTP);
-	ck_assert_str_eq(req.host, "localhost");
-	ck_assert_int_eq(req.port, 8080);
-	ck_assert_int_eq(req.path_len, strlen("/a/b?c=d"));
-	ck_assert_int_eq(http("HEAD HTTP://[2001:db8::1] HTTP/1.0\r\n\r\n"), NET_PARSE_DONE);
-	ck_assert_str_eq(req.host, "2001:db8::1");
-	ck_assert_int_eq(req.port, 80);
-	ck_assert_int_eq(req.path_len, 0);
-	ck_assert_int_eq(http("GET https://example.com/ HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert(strstr(why, "CONNECT"));
-	ck_assert_int_eq(http("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert(strstr(why, "not a proxy request"));
-	ck_assert_int_eq(http("GET ftp://example.com/ HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("GET http://exa mple.com/ HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("GET http://a@example.com/ HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("GET http://example.com/ HTTP/2.0\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("G(T http://example.com/ HTTP/1.1\r\n\r\n"), NET_PARSE_BAD);
-	ck_assert_int_eq(http("\x05\x01\x00"), NET_PARSE_MORE);
+	const struct http_case *t = &http_cases[_i];
+	const char *end = strstr(t->head, "\r\n\r\n");
+
+	ck_assert_msg(http(t->head) == t->result, "%s: %s", t->head, why);
+	if (t->why)
+		ck_assert_msg(strstr(why, t->why), "%s: [%s] lacks [%s]", t->head, why, t->why);
+	if (t->result != NET_PARSE_DONE)
+		return;
+	ck_assert_int_eq(req.proto, t->proto);
+	ck_assert_str_eq(req.host, t->host);
+	ck_assert_int_eq(req.port, t->port);
+	if (t->proto == NET_PROTO_HTTP)
+		ck_assert_int_eq(req.path_len, t->path_len);
+	if (end)	/* what follows the head is not part of it */
+		ck_assert_int_eq(req.head_len, (size_t)(end + 4 - t->head));
 }
 END_TEST
 
@@ -449,8 +461,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, special_addresses);
 	tcase_add_test(tc, names_never_reach_the_host);
 	tcase_add_test(tc, name_validity);
-	tcase_add_test(tc, http_connect);
-	tcase_add_test(tc, http_absolute_uri);
+	tcase_add_loop_test(tc, http_heads, 0, sizeof(http_cases) / sizeof(http_cases[0]));
 	tcase_add_test(tc, http_incomplete_and_bounds);
 	tcase_add_test(tc, http_rewrite);
 	tcase_add_test(tc, socks);
