@@ -86,6 +86,10 @@ struct relay_buf {
 	size_t start, end;
 	int pipe[2];
 	size_t in_pipe, pipe_cap;
+	/* The pipe took no more with bytes in it: full by its slots (small
+	 * segments) if not by bytes.  No reading until it drains: asking for
+	 * more of a readable socket would wake the loop for nothing. */
+	bool pipe_full;
 };
 
 struct conn {
@@ -113,6 +117,7 @@ struct netproxy_state {
 	int listeners[2];
 	int n_listeners;
 	double armed_for;	/* the deadline the timer is set to, or 0 */
+	double listen_again_at;	/* accept failed (no fd left): paused until then */
 	struct conn conns[MAX_CONNS];
 	int reap[2 * MAX_CONNS];	/* pidfds of lookups killed, still to reap */
 	unsigned long long refused, lines_dropped;
@@ -291,7 +296,7 @@ static size_t relay_pending(const struct relay_buf *b)
 
 static bool relay_has_room(const struct relay_buf *b)
 {
-	return b->pipe[0] >= 0 ? b->in_pipe < b->pipe_cap : buf_room(b) > 0;
+	return b->pipe[0] >= 0 ? !b->pipe_full && b->in_pipe < b->pipe_cap : buf_room(b) > 0;
 }
 
 static void buf_compact(struct relay_buf *b)
@@ -554,11 +559,30 @@ static void open_conn(struct sandbox *sb, int fd)
 	update_watch(st, c);
 }
 
+/* Listening, or not: a listener whose accept fails for want of fds stays
+ * readable, and would wake the loop at once, again and again. */
+static void watch_listeners(struct netproxy_state *st, bool on)
+{
+	for (int i = 0; i < st->n_listeners; i++) {
+		struct epoll_event ev = { .events = EPOLLIN,
+					  .data.u64 = tag_of(TAG_LISTENER, (unsigned)i) };
+
+		epoll_ctl(st->epoll, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, st->listeners[i], &ev);
+	}
+}
+
 static void on_listener(struct sandbox *sb, int listener)
 {
+	struct netproxy_state *st = sb->net;
+
 	for (int i = 0; i < ACCEPTS_PER_WAKEUP; i++) {
 		int fd = accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			       errno == ENOMEM) && st->listen_again_at == 0) {
+			watch_listeners(st, false);
+			st->listen_again_at = now() + LINGER_SECONDS;
+		}
 		if (fd < 0)
 			return;
 		open_conn(sb, fd);
@@ -950,8 +974,10 @@ static ssize_t send_out(struct relay_buf *buf, int to)
 	} else if (buf->in_pipe > 0) {
 		n = splice(buf->pipe[0], NULL, to, NULL, buf->in_pipe,
 			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0)
+		if (n > 0) {
 			buf->in_pipe -= (size_t)n;
+			buf->pipe_full = false;
+		}
 	} else {
 		return 0;
 	}
@@ -971,6 +997,8 @@ static ssize_t take_in(int from, struct relay_buf *buf, bool *eof)
 		n = recv(from, buf->data + buf->end, buf_room(buf), MSG_DONTWAIT);
 	if (n == 0)
 		*eof = true;
+	if (n < 0 && errno == EAGAIN && buf->pipe[0] >= 0 && buf->in_pipe > 0)
+		buf->pipe_full = true;
 	if (n > 0 && buf->pipe[0] >= 0)
 		buf->in_pipe += (size_t)n;
 	else if (n > 0)
@@ -1077,6 +1105,8 @@ static void arm_timer(struct netproxy_state *st)
 		if (st->conns[i].phase != PH_FREE && d > 0 && (next == 0 || d < next))
 			next = d;
 	}
+	if (st->listen_again_at > 0 && (next == 0 || st->listen_again_at < next))
+		next = st->listen_again_at;
 	if (next == st->armed_for)
 		return;
 	st->armed_for = next;
@@ -1099,6 +1129,10 @@ static void on_timer(struct sandbox *sb)
 	if (read(st->timer, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return;
 	st->armed_for = 0;
+	if (st->listen_again_at > 0 && st->listen_again_at <= t) {
+		st->listen_again_at = 0;
+		watch_listeners(st, true);
+	}
 	for (int i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &st->conns[i];
 
