@@ -52,12 +52,13 @@
 
 #define MAX_CONNS 64		/* connections at once */
 #define RELAY_BUF (64 * 1024)	/* each direction's buffer, for the head and replies */
-#define RELAY_PIPE (256 * 1024)	/* each direction's pipe, for the bytes relayed */
+#define RELAY_PIPE (1024 * 1024)	/* each direction's pipe, for the bytes relayed (the
+					   unprivileged maximum, pipe-max-size) */
 #define HEAD_SECONDS 5.0	/* from accept to a whole request */
 #define UPSTREAM_SECONDS 10.0	/* from the request to a connected server */
 #define LINGER_SECONDS 1.0	/* after an answer of refusal, the client's rest is dropped */
 #define EVENTS_PER_WAKEUP 64
-#define BYTES_PER_EVENT (256 * 1024)
+#define BYTES_PER_EVENT (1024 * 1024)
 #define ACCEPTS_PER_WAKEUP 16
 #define MAX_OWN 64		/* this host's addresses considered */
 #define REASON_LEN 640	/* a refusal's words: a host name and more */
