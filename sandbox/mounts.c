@@ -26,6 +26,7 @@
 #include "mounts.h"
 #include "landlock_scope.h"
 #include "log.h"
+#include "protect.h"
 #include "util.h"
 
 #ifndef SYS_fchmodat2
@@ -1217,6 +1218,7 @@ void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, siz
 	ms->root = -1;
 	ms->private_proc = -1;
 	ms->parent_mode = 0755;
+	ms->protect_sock = -1;
 	ms->trees = xreallocarray(NULL, plan->n_ops, sizeof(int));
 	ms->links = xreallocarray(NULL, plan->n_ops, sizeof(char *));
 	for (size_t i = 0; i < plan->n_ops; i++) {
@@ -1296,6 +1298,8 @@ static int build_tree(struct mount_state *ms)
 	for (size_t i = 0; i < ms->plan->n_ops; i++)
 		if (do_op(ms, i) < 0)
 			return failed_op(ms, i);
+	if (protect_apply(ms) < 0)
+		return -1;
 	if (pivot_into_root(ms) < 0)
 		return -1;
 	return enter_cwd(ms, old_cwd);

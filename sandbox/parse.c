@@ -13,9 +13,11 @@
 #include "cwd.h"
 #include "fds.h"
 #include "guard.h"
+#include "netrule.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
+#include "protect.h"
 #include "util.h"
 
 static bool is_reexec_marker(const char *entry)
@@ -280,6 +282,10 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = check_hutch_caps(plan, err, errlen);
 	if (r == 0 && plan->argv)
 		r = resolve_cwd_binds(plan, envp, err, errlen);
+	if (r == 0 && plan->argv)
+		r = protect_resolve(plan, err, errlen);
+	if (r == 0)
+		r = net_plan_finish(plan, err, errlen);
 	if (r == 0)
 		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
