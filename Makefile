@@ -4,9 +4,11 @@
 # make check-container  make demo and make check in a podman container (as root)
 # make demo       build, then run a short command in the default sandbox
 # make asan       the whole test suite on an AddressSanitizer + UBSan build
-# make bench      benchmarks against bwrap and unshare
+# make bench      benchmarks against bwrap and unshare; the pty relay; the --allow-net proxy
 # make fuzz       libFuzzer on the parsers, FUZZ_SECONDS (60) each
 # make valgrind   memcheck on the supervisor for a few launches
+# make check-vm   make demo, make check and rootless checks in a Debian 12 qemu guest
+#                 (VM_KERNEL=stable|backports|all; tests/vm/README)
 # make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX ?= /usr/local
@@ -41,8 +43,8 @@ OBJS = $(SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) $(DATA_OBJS)
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
-.PHONY: deb-packages all check check-container unit integration demo asan bench deps install install-bwrap-link \
-	uninstall clean fuzz fuzz-deps bench-deps valgrind
+.PHONY: deb-packages all check check-container check-vm unit integration demo asan bench deps \
+	install install-bwrap-link uninstall clean fuzz fuzz-deps bench-deps valgrind
 
 all: hutch build/hutch-seccomp
 
@@ -172,6 +174,7 @@ demo: deps
 bench: all
 	tests/bench/run
 	tests/bench/pty.sh ./hutch 3
+	tests/bench/net.sh ./hutch 3
 
 # valgrind 3.19 lacks the new mount API and seccomp(): set-up inside the
 # sandbox fails there, so this covers the supervisor and its failure paths.
@@ -182,6 +185,13 @@ valgrind: bench-deps
 BENCH_DEB_PACKAGES = valgrind strace
 bench-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(BENCH_DEB_PACKAGES)"
+
+# ---- the tests in a Debian 12 guest on Debian's own kernels (tests/vm) ----
+# As root.  The image is cached in /var/cache/hutch/vm; VM_KERNEL=stable
+# (bookworm's 6.1), backports (bookworm-backports') or all (both).
+VM_KERNEL ?= stable
+check-vm:
+	VM_KERNEL=$(VM_KERNEL) tests/vm/check-vm
 
 # ---- fuzzing: libFuzzer harnesses of the parsers (tests/fuzz) ----
 FUZZ_SECONDS ?= 60

@@ -24,7 +24,9 @@
 #include "resource_limits.h"
 #include "landlock_scope.h"
 #include "log.h"
+#include "netproxy.h"
 #include "policy.h"
+#include "protect.h"
 #include "pty.h"
 #include "report.h"
 #include "sandbox.h"
@@ -131,6 +133,8 @@ int stage_mounts(struct sandbox *sb)
 
 	if ((plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
 		return -1;
+	if (netproxy_child_listen(sb) < 0)
+		return -1;
 	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
 		return fail_as(sb, "mounts", "set hostname", plan->hostname, BW_HOSTNAME,
 			       plan->hostname);
@@ -142,6 +146,7 @@ int stage_mounts(struct sandbox *sb)
 	if (protocol_open_userns_limit(sb) < 0)
 		return -1;
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
+	sb->ms.protect_sock = protect_take_socket(sb);
 	return mounts_build(&sb->ms);
 }
 

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "fds.h"
 #include "log.h"
+#include "netrule.h"
 #include "policy.h"
 #include "seccomp_policy.h"
 #include "util.h"
@@ -51,6 +52,8 @@ enum opt_key {
 	OPT_REPORT, OPT_REPORT_FD, OPT_SECCOMP_LOG, OPT_RLIMIT, OPT_PIDS,
 	OPT_MEMORY, OPT_MEMORY_SWAP, OPT_CPU, OPT_PTY, OPT_NO_PTY, OPT_FALLBACK,
 	OPT_DOCTOR, OPT_LISTEN_FDS,
+	/* hutch: network allow-list, protected paths */
+	OPT_ALLOW_NET, OPT_PROTECT,
 };
 
 #define BOTH	0x1u	/* bwrap's option: both modes */
@@ -161,6 +164,8 @@ static const struct opt_spec specs[] = {
 	{ "pty", OPT_PTY, 0, NULL, HUTCH, "Run COMMAND on a new pseudo-terminal relayed to hutch's own" },
 	{ "no-pty", OPT_NO_PTY, 0, NULL, HUTCH, "Never use a pseudo-terminal" },
 	{ "fallback", OPT_FALLBACK, 1, "MODE", HUTCH, "Where namespaces are refused: landlock (confine with Landlock and seccomp) or none (fail)" },
+	{ "allow-net", OPT_ALLOW_NET, 1, "RULE", HUTCH, "Let COMMAND reach HOST[:PORT] (a name, *.suffix, an address or CIDR; port 443 unless given, * for any) through hutch's proxy, in a network namespace of its own" },
+	{ "protect", OPT_PROTECT, 1, "PATH", HUTCH, "Make PATH read-only after every other mount; where it is missing, put an empty read-only file there (PATH/: a directory)" },
 };
 
 #define N_SPECS (sizeof(specs) / sizeof(specs[0]))
@@ -619,10 +624,15 @@ static int apply_size(struct apply_ctx *a)
 
 	if (a->plan->next_size)
 		return fail(a, "--size given twice for the same action");
+	/* hutch mode takes sizes as --memory does (64M); bwrap bytes only. */
 	errno = 0;
 	v = strtoull(s, &end, 0);
+	if (a->plan->mode == MODE_HUTCH && *end && parse_amount(s, &v) == 0 && v != RLIM_INFINITY)
+		end = (char *)"";
 	if (errno || !isdigit((unsigned char)s[0]) || *end || v == 0)
-		return fail(a, "--size takes a non-zero number of bytes");
+		return fail(a, a->plan->mode == MODE_HUTCH ?
+			    "--size takes a non-zero size (bytes, or with K, M, G)" :
+			    "--size takes a non-zero number of bytes");
 	if (v > SIZE_MAX / 2)
 		return fail(a, "--size (for tmpfs) is limited to %zu", SIZE_MAX / 2);
 	a->plan->next_size = v;
@@ -883,6 +893,33 @@ static int apply_process(struct apply_ctx *a)
 	}
 }
 
+static int apply_allow_net(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+	struct net_rule rule;
+	char why[256];
+
+	if (net_rule_parse(a->rec->args[0], a->rec->origin, &rule, why, sizeof(why)) < 0)
+		return fail(a, "--allow-net %s: %s", a->rec->args[0], why);
+	plan->net_rules = xreallocarray(plan->net_rules, plan->n_net_rules + 1, sizeof(rule));
+	plan->net_rules[plan->n_net_rules++] = rule;
+	return 0;
+}
+
+static int apply_protect(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+
+	if (!a->rec->args[0][0])
+		return fail(a, "--protect: an empty path");
+	plan->protect = xreallocarray(plan->protect, plan->n_protect + 1,
+				      sizeof(*plan->protect));
+	plan->protect[plan->n_protect++] = (struct protect_path){
+		xstrdup(a->rec->args[0]), xstrdup(a->rec->origin)
+	};
+	return 0;
+}
+
 static int apply_hutch(struct apply_ctx *a)
 {
 	struct plan *plan = a->plan;
@@ -903,6 +940,8 @@ static int apply_hutch(struct apply_ctx *a)
 	case OPT_PROFILE: return 0;	/* applied before the others */
 	case OPT_PERMS: return apply_perms(a);
 	case OPT_SIZE: return apply_size(a);
+	case OPT_ALLOW_NET: return apply_allow_net(a);
+	case OPT_PROTECT: return apply_protect(a);
 	default: return 1;
 	}
 }
@@ -1011,35 +1050,6 @@ static const struct { const char *name; int resource; } rlimit_names[] = {
 	{ "rttime", RLIMIT_RTTIME }, { "sigpending", RLIMIT_SIGPENDING },
 	{ "stack", RLIMIT_STACK },
 };
-
-/* "1024", "64K", "2M", "1G", "unlimited" */
-static int parse_amount(const char *s, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-	int shift = 0;
-
-	if (strcmp(s, "unlimited") == 0 || strcmp(s, "infinity") == 0) {
-		*out = RLIM_INFINITY;
-		return 0;
-	}
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end || (shift && v > (~0ULL >> shift)))
-		return -1;
-	*out = v << shift;
-	return 0;
-}
 
 static int apply_rlimit(struct apply_ctx *a)
 {

@@ -37,6 +37,7 @@
 #include "doctor.h"
 #include "policy.h"
 #include "landlock_scope.h"
+#include "netresolve.h"
 #include "sandbox.h"
 #include "seal.h"
 
@@ -1065,6 +1066,22 @@ static void check_cgroup(struct doctor *d, struct finding *f)
 		say(f, LVL_WARN, CGROUP_FIX, "no cgroup for a run: %s: " CGROUP_EFFECT, reason);
 }
 
+/* --allow-net's proxy resolves and connects on the host: can it at all?
+ * Bounded: the probe's child is killed after NET_PROBE_SECONDS. */
+#define NET_PROBE_SECONDS 2.0
+static void check_net(struct doctor *d, struct finding *f)
+{
+	char detail[512];
+
+	(void)d;
+	if (net_probe_host(NET_PROBE_SECONDS, detail, sizeof(detail)))
+		say(f, LVL_OK, NULL, "%s: --allow-net rules can be reached", detail);
+	else
+		say(f, LVL_WARN, "the host's name resolution and network (/etc/resolv.conf, a "
+		    "route out); without them COMMAND still runs", "%s: --allow-net requests "
+		    "will fail (hutch's proxy resolves and connects from this host)", detail);
+}
+
 /* ---- the table and the verdict ---- */
 
 static const struct check checks[] = {
@@ -1085,6 +1102,7 @@ static const struct check checks[] = {
 	{ "landlock", check_landlock, NEED_LL },
 	{ "cgroup", check_cgroup, 0 },
 	{ "rlimit-nproc", check_rlimit_nproc, 0 },
+	{ "net", check_net, 0 },
 };
 #define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
 

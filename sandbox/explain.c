@@ -7,6 +7,7 @@
 #include "cwd.h"
 #include "explain.h"
 #include "landlock.h"
+#include "netrule.h"
 #include "policy.h"
 #include "seccomp_policy.h"
 #include "util.h"
@@ -163,6 +164,37 @@ static void explain_limits(const struct plan *plan, FILE *out)
 	for (size_t i = 0; i < plan->n_rlimits; i++)
 		explain_rlimit(&plan->rlimits[i], out);
 	explain_cgroup_limits(plan, out);
+}
+
+static const char *const net_kind_names[] = {
+	[NET_HOST_NAME] = "name", [NET_HOST_WILDCARD] = "wildcard", [NET_HOST_ADDR] = "address",
+};
+
+/* --allow-net: the proxy, and each rule with where it came from. */
+static void explain_net(const struct plan *plan, FILE *out)
+{
+	if (plan->n_net_rules == 0)
+		return;
+	fprintf(out, "network: only through hutch's proxy at 127.0.0.1:%d and [::1]:%d "
+		"(HTTP CONNECT, plain http://, SOCKS5; HTTP_PROXY, HTTPS_PROXY and their "
+		"lowercase forms name it), to:\n", NET_PROXY_PORT, NET_PROXY_PORT);
+	for (size_t i = 0; i < plan->n_net_rules; i++) {
+		const struct net_rule *r = &plan->net_rules[i];
+
+		fprintf(out, "  %-8s %s    (%s)\n", net_kind_names[r->kind], r->text, r->origin);
+	}
+	fprintf(out, "  names are resolved by hutch on the host; a name never reaches a loopback, "
+		"link-local, metadata or this host's own address\n");
+}
+
+static void explain_protect(const struct plan *plan, FILE *out)
+{
+	if (plan->n_protect == 0)
+		return;
+	fprintf(out, "protected, read-only after every other mount (where missing: an empty "
+		"read-only placeholder):\n");
+	for (size_t i = 0; i < plan->n_protect; i++)
+		fprintf(out, "  %s    (%s)\n", plan->protect[i].path, plan->protect[i].origin);
 }
 
 /* ---- --explain=json: the same plan as one JSON document ---- */
@@ -406,6 +438,41 @@ static void json_process(const struct plan *plan, FILE *out)
 	fputc(']', out);
 }
 
+static void json_net(const struct plan *plan, FILE *out)
+{
+	json_key(out, "allow-net", false);
+	fputc('[', out);
+	for (size_t i = 0; i < plan->n_net_rules; i++) {
+		const struct net_rule *r = &plan->net_rules[i];
+
+		fputs(i ? ", {\"rule\": " : "{\"rule\": ", out);
+		json_fputs(out, r->text);
+		fputs(", \"kind\": ", out);
+		json_fputs(out, net_kind_names[r->kind]);
+		fprintf(out, ", \"port\": %d, \"origin\": ", r->port);
+		json_fputs(out, r->origin);
+		fputc('}', out);
+	}
+	fputc(']', out);
+	json_key(out, "proxy", false);
+	if (plan->n_net_rules)
+		fprintf(out, "{\"url\": \"http://127.0.0.1:%d\", \"listen\": [\"127.0.0.1:%d\", "
+			"\"[::1]:%d\"], \"protocols\": [\"connect\", \"http\", \"socks5\"]}",
+			NET_PROXY_PORT, NET_PROXY_PORT, NET_PROXY_PORT);
+	else
+		fputs("null", out);
+	json_key(out, "protect", false);
+	fputc('[', out);
+	for (size_t i = 0; i < plan->n_protect; i++) {
+		fputs(i ? ", {\"path\": " : "{\"path\": ", out);
+		json_fputs(out, plan->protect[i].path);
+		fputs(", \"origin\": ", out);
+		json_fputs(out, plan->protect[i].origin);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 static int explain_json(const struct plan *plan, FILE *out)
 {
 	fputc('{', out);
@@ -415,6 +482,7 @@ static int explain_json(const struct plan *plan, FILE *out)
 	json_key(out, "share-net", false);
 	fputs(plan->share_net ? "true" : "false", out);
 	json_filesystem(plan, out);
+	json_net(plan, out);
 	json_process(plan, out);
 	json_policy(plan, out);
 	json_limits(plan, out);
@@ -454,6 +522,8 @@ int explain_plan(const struct plan *plan, FILE *out)
 		if (plan->ops[i].flags & FS_CWD)
 			explain_cwd(plan, i, out);
 	}
+	explain_protect(plan, out);
+	explain_net(plan, out);
 	explain_process(plan, out);
 	explain_policy(plan, out);
 	landlock_explain(plan, out);

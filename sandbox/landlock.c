@@ -929,6 +929,13 @@ static int check_identity(struct fallback *fb)
 			 plan->hostname);
 		return -1;
 	}
+	if (plan->n_net_rules || plan->n_protect) {
+		snprintf(fb->err, fb->errlen, "fallback: %s: needs namespaces (%s)",
+			 plan->n_net_rules ? "--allow-net" : "--protect", plan->n_net_rules ?
+			 "its proxy listens in a network namespace of the sandbox's own" :
+			 "Landlock cannot take writing away beneath a writable directory");
+		return -1;
+	}
 	return 0;
 }
 

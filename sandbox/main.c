@@ -15,7 +15,9 @@
 #include "fault.h"
 #include "resource_limits.h"
 #include "log.h"
+#include "netproxy.h"
 #include "policy.h"
+#include "protect.h"
 #include "pty.h"
 #include "report.h"
 #include "status.h"
@@ -99,7 +101,9 @@ static void finish(struct sandbox *sb)
 {
 	pty_finish(sb);
 	limits_finish(sb);
+	netproxy_finish(sb);	/* its last lines go to the report */
 	report_finish(sb);
+	protect_finish(sb);
 	protocol_release(sb);
 	policy_ready_free(sb->policy);
 	sb->policy = NULL;

@@ -26,6 +26,7 @@
 #include "mounts.h"
 #include "landlock_scope.h"
 #include "log.h"
+#include "protect.h"
 #include "util.h"
 
 #ifndef SYS_fchmodat2
@@ -406,6 +407,18 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 	return 0;
 }
 
+/* hutch mode: a failed operation from a profile names its FILE:LINE, so
+ * that the line can be found among composed and included profiles. */
+static int failed_op(struct mount_state *ms, size_t i)
+{
+	const char *origin = ms->plan->ops[i].origin;
+	size_t len = strlen(ms->err);
+
+	if (!ms->bwrap && origin && strcmp(origin, "command line") != 0)
+		snprintf(ms->err + len, ms->errlen - len, " (%s)", origin);
+	return -1;
+}
+
 static int clone_sources(struct mount_state *ms)
 {
 	for (size_t i = 0; i < ms->plan->n_ops; i++) {
@@ -423,7 +436,7 @@ static int clone_sources(struct mount_state *ms)
 		default: break;
 		}
 		if (r < 0)
-			return -1;
+			return failed_op(ms, i);
 	}
 	return 0;
 }
@@ -1205,6 +1218,7 @@ void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, siz
 	ms->root = -1;
 	ms->private_proc = -1;
 	ms->parent_mode = 0755;
+	ms->protect_sock = -1;
 	ms->trees = xreallocarray(NULL, plan->n_ops, sizeof(int));
 	ms->links = xreallocarray(NULL, plan->n_ops, sizeof(char *));
 	for (size_t i = 0; i < plan->n_ops; i++) {
@@ -1283,7 +1297,9 @@ static int build_tree(struct mount_state *ms)
 		return -1;
 	for (size_t i = 0; i < ms->plan->n_ops; i++)
 		if (do_op(ms, i) < 0)
-			return -1;
+			return failed_op(ms, i);
+	if (protect_apply(ms) < 0)
+		return -1;
 	if (pivot_into_root(ms) < 0)
 		return -1;
 	return enter_cwd(ms, old_cwd);

@@ -27,6 +27,7 @@ struct mount_state {
 				   (bwrap's PWD) */
 	mode_t parent_mode;	/* of the parent directories the operation
 				   being carried out creates */
+	int protect_sock;	/* --protect: placeholders are named on it, or -1 */
 	char *err;
 	size_t errlen;
 };

@@ -2,6 +2,7 @@
  * effects: nothing is opened but profiles. */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,11 @@
 #include "cwd.h"
 #include "fds.h"
 #include "guard.h"
+#include "netrule.h"
 #include "plan.h"
 #include "policy.h"
 #include "profile.h"
+#include "protect.h"
 #include "util.h"
 
 static bool is_reexec_marker(const char *entry)
@@ -208,6 +211,33 @@ static int take_command(struct plan *plan, struct record_list *cl,
 	return 0;
 }
 
+/* hutch mode runs COMMAND in a second user namespace that owns only the
+ * mount namespace locking the tree: a network capability would show in
+ * COMMAND's sets and act on nothing (the sandbox's network namespace,
+ * like the host's, belongs to a user namespace above), so asking for one
+ * is an error rather than a silent no-op. */
+static int check_hutch_caps(const struct plan *plan, char *err, size_t errlen)
+{
+	static const struct { int cap; const char *name; } net_caps[] = {
+		{ CAP_NET_ADMIN, "CAP_NET_ADMIN" }, { CAP_NET_RAW, "CAP_NET_RAW" },
+		{ CAP_NET_BIND_SERVICE, "CAP_NET_BIND_SERVICE" },
+		{ CAP_NET_BROADCAST, "CAP_NET_BROADCAST" },
+	};
+
+	/* ALL (every bit) asks for what there is, not for these. */
+	if (plan->mode != MODE_HUTCH || plan->caps_add == ~0ULL)
+		return 0;
+	for (size_t i = 0; i < sizeof(net_caps) / sizeof(net_caps[0]); i++)
+		if (plan->caps_add & (1ULL << net_caps[i].cap)) {
+			snprintf(err, errlen, "parse: --cap-add %s: in hutch mode COMMAND runs in a user "
+				 "namespace of its own that does not own the sandbox's network namespace, "
+				 "so the capability would do nothing; use bwrap mode for it",
+				 net_caps[i].name);
+			return -1;
+		}
+	return 0;
+}
+
 static int finish_namespaces(struct plan *plan, char *err, size_t errlen)
 {
 	plan->clone_flags |= CLONE_NEWNS;
@@ -248,8 +278,14 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 		r = take_command(plan, &cl, err, errlen);
 	if (r == 0 && plan->argv)
 		r = finish_namespaces(plan, err, errlen);
+	if (r == 0)
+		r = check_hutch_caps(plan, err, errlen);
 	if (r == 0 && plan->argv)
 		r = resolve_cwd_binds(plan, envp, err, errlen);
+	if (r == 0 && plan->argv)
+		r = protect_resolve(plan, err, errlen);
+	if (r == 0)
+		r = net_plan_finish(plan, err, errlen);
 	if (r == 0)
 		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)

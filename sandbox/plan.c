@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netrule.h"
 #include "plan.h"
 #include "util.h"
 
@@ -143,6 +144,12 @@ void plan_free(struct plan *plan)
 	for (size_t i = 0; i < plan->n_rlimits; i++)
 		free(plan->rlimits[i].origin);
 	free(plan->rlimits);
+	net_rules_free(plan->net_rules, plan->n_net_rules);
+	for (size_t i = 0; i < plan->n_protect; i++) {
+		free(plan->protect[i].path);
+		free(plan->protect[i].origin);
+	}
+	free(plan->protect);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -79,6 +79,14 @@ struct syscall_rule {
 	bool allow;
 };
 
+/* --protect PATH: read-only after every other mount. */
+struct protect_path {
+	char *path;		/* as given; absolute once the plan is final */
+	char *origin;
+};
+
+struct net_rule;
+
 struct plan {
 	enum mode mode;
 	const char *prog;	/* "hutch" or "bwrap", prefix of messages */
@@ -163,6 +171,13 @@ struct plan {
 	char *report_path;
 	int report_fd;
 	bool seccomp_log;
+
+	/* network by allow-list: any --allow-net rule gives the sandbox a
+	 * network namespace of its own and hutch's proxy in it */
+	struct net_rule *net_rules;
+	size_t n_net_rules;
+	struct protect_path *protect;
+	size_t n_protect;
 
 	/* limits */
 	struct rlimit_setting *rlimits;

@@ -190,28 +190,6 @@ static int send_master(struct sandbox *sb, int inner)
 	return 0;
 }
 
-static void copy_modes_to_slave(struct pty_state *st, int slave);
-
-/* The slave of the inner pair, or else of the host pair, with its modes
- * set; then the supervisor is told which master goes with it (and starts
- * to relay input into it: typed before the modes, it would be echoed). */
-static int open_slave(struct sandbox *sb)
-{
-	struct pty_state *st = sb->pty;
-	int inner, slave = open_inner_pair(&inner);
-
-	if (slave < 0) {
-		slave = st->host_slave;
-		st->host_slave = -1;
-	}
-	if (slave >= 0)
-		copy_modes_to_slave(st, slave);
-	if (send_master(sb, inner) < 0)
-		close_fd(&slave);
-	close_fd(&inner);
-	return slave;
-}
-
 /* The caller's modes and window size, so that COMMAND starts as if on
  * the caller's terminal. */
 static void copy_modes_to_slave(struct pty_state *st, int slave)
@@ -230,6 +208,26 @@ static void copy_modes_to_slave(struct pty_state *st, int slave)
 	}
 	if (st->size_fd >= 0)
 		ioctl(slave, TIOCSWINSZ, &st->size);
+}
+
+/* The slave of the inner pair, or else of the host pair, with its modes
+ * set before the supervisor is told which master goes with it: input it
+ * relays from then on meets the final modes (no echo without a
+ * terminal). */
+static int open_slave(struct sandbox *sb)
+{
+	struct pty_state *st = sb->pty;
+	int inner, slave = open_inner_pair(&inner);
+
+	if (slave < 0) {
+		slave = st->host_slave;
+		st->host_slave = -1;
+	}
+	copy_modes_to_slave(st, slave);
+	if (send_master(sb, inner) < 0)
+		close_fd(&slave);
+	close_fd(&inner);
+	return slave;
 }
 
 static int make_controlling(struct sandbox *sb, int slave)

@@ -341,18 +341,27 @@ static int write_nowait(struct report_state *r, const char *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-static void write_line(struct sandbox *sb, const struct refusal *ev)
+/* Write one line; a failure is said once. */
+static bool emit_line(struct sandbox *sb, const char *line, size_t len)
 {
 	struct report_state *r = sb->report;
-	char line[LINE_MAX_LEN];
-	int n = format_line(ev, line, sizeof(line));
 
-	if (write_nowait(r, line, (size_t)n) == 0) {
-		r->written++;
-	} else if (errno != EAGAIN && !r->write_failed) {
+	if (write_nowait(r, line, len) == 0)
+		return true;
+	if (errno != EAGAIN && !r->write_failed) {
 		r->write_failed = true;
 		report_warn(sb, r->out_name, strerror(errno));
 	}
+	return false;
+}
+
+static void write_line(struct sandbox *sb, const struct refusal *ev)
+{
+	char line[LINE_MAX_LEN];
+	int n = format_line(ev, line, sizeof(line));
+
+	if (emit_line(sb, line, (size_t)n))
+		sb->report->written++;
 }
 
 /* The first refusal, for the summary without a report. */
@@ -535,6 +544,30 @@ void report_started(struct sandbox *sb)
 		report_warn(sb, "socket", "too many poll sources");
 		stop_socket(sb);
 	}
+}
+
+/* ---- lines of other kinds (the network proxy's) ---- */
+
+bool report_enabled(const struct sandbox *sb)
+{
+	return sb->report && sb->report->out >= 0;
+}
+
+const char *report_destination(const struct sandbox *sb)
+{
+	return sb->report ? sb->report->out_name : NULL;
+}
+
+void report_time(char *buf, size_t len)
+{
+	iso_time(buf, len);
+}
+
+bool report_write_event(struct sandbox *sb, const char *line, size_t len, bool limited)
+{
+	if (!report_enabled(sb) || (limited && !take_token(sb->report)))
+		return false;
+	return emit_line(sb, line, len);
 }
 
 /* ---- at exit ---- */

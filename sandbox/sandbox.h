@@ -65,6 +65,8 @@ struct sandbox {
 	struct pty_state *pty;	/* the --pty relay, or NULL */
 	struct limits_state *limits;	/* cgroup limits, or NULL */
 	struct report_state *report;	/* seccomp reports, or NULL */
+	struct netproxy_state *net;	/* the --allow-net proxy, or NULL */
+	struct protect_state *protect;	/* --protect's placeholders, or NULL */
 	int report_sock[2];	/* listener fd, COMMAND -> supervisor */
 	bool fallback;		/* running under the Landlock fallback */
 	struct extra_filter *filters;	/* --seccomp, --add-seccomp-fd */

@@ -25,8 +25,10 @@
 #include "join.h"
 #include "landlock.h"
 #include "log.h"
+#include "netproxy.h"
 #include "resource_limits.h"
 #include "policy.h"
+#include "protect.h"
 #include "pty.h"
 #include "report.h"
 #include "status.h"
@@ -138,7 +140,8 @@ int stage_prepare(struct sandbox *sb)
 			    (plan->mode == MODE_HUTCH || plan->disable_userns ||
 			     (plan_has_dev(plan) && (plan->uid != 0 || plan->gid != 0)));
 	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
-	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0)
+	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0 ||
+	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0)
 		return -1;
 	if (supervise_log_channel(sb->log_pipe) < 0)
 		return sys_fail(sb, "prepare", "log channel");
@@ -671,7 +674,7 @@ int stage_run(struct sandbox *sb)
 	rs->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (rs->timerfd < 0)
 		return sys_fail(sb, "run", "timerfd");
-	if (pty_start(sb) < 0)
+	if (pty_start(sb) < 0 || netproxy_start(sb) < 0)
 		return -1;
 	if (sb->plan->timeout > 0)
 		rs->timeout_at = now() + sb->plan->timeout;

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -269,4 +270,33 @@ void json_fputs(FILE *out, const char *s)
 	for (; s && *s; s += used)
 		fwrite(enc, 1, json_encode_char(s, enc, &used), out);
 	fputc('"', out);
+}
+
+/* "1024", "64K", "2M", "1G", "unlimited" */
+int parse_amount(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (strcmp(s, "unlimited") == 0 || strcmp(s, "infinity") == 0) {
+		*out = RLIM_INFINITY;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end || (shift && v > (~0ULL >> shift)))
+		return -1;
+	*out = v << shift;
+	return 0;
 }

@@ -23,6 +23,9 @@ double parse_seconds(const char *s);
 /* A duration as timeout(1) takes it: seconds, or a number followed by
  * s, m, h or d; -1 when S is none. */
 double parse_duration(const char *s);
+/* An amount of bytes: "1024", "64K", "2M", "1G", "1T", or "unlimited"
+ * (RLIM_INFINITY); 0, or -1 when S is none. */
+int parse_amount(const char *s, unsigned long long *out);
 
 /* Read at most LEN-1 bytes of NAME in DIR into BUF, NUL-terminated;
  * the count read, or -1. */

@@ -143,3 +143,17 @@ test_hutch_help() {
 	assert_match '^hutch [0-9]' "$(as_user "$H" -V)" "-V"
 	assert_eq "bwrap: Unknown option -h" "$(as_user "$T/bwrap" -h 2>&1)" "bwrap mode knows no -h"
 }
+
+# hutch mode refuses a network capability that would act on nothing;
+# bwrap mode gives it, and it works there (loopback goes down).
+test_net_capability_refused_in_hutch_mode() {
+	local rc=0 err
+	err=$(as_user "$H" --cap-add CAP_NET_ADMIN true 2>&1) || rc=$?
+	assert_eq 125 "$rc" "hutch mode: --cap-add CAP_NET_ADMIN"
+	assert_match "^hutch: parse: --cap-add CAP_NET_ADMIN: in hutch mode COMMAND runs in a user namespace of its own" \
+		"$err" "the reason"
+	assert_eq 0 "$(as_user "$H" --cap-add ALL true; echo $?)" "--cap-add ALL still works"
+	command -v ip >/dev/null || skip "no ip(8) for the bwrap-mode half"
+	assert_eq ok "$(as_user "$T/bwrap" --ro-bind / / --unshare-user --unshare-net --cap-add CAP_NET_ADMIN \
+		sh -c 'ip link set lo down && echo ok' 2>&1)" "bwrap mode: the capability acts"
+}

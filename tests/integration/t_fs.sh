@@ -347,3 +347,11 @@ test_proc_empty_without_landlock() {
 		--seccomp-policy "$T/nolandlock.policy" "$H" sh -c 'ls -A /proc | wc -l' 2>"$T/err")
 	assert_eq "0" "$out" "an empty /proc: $(cat "$T/err")"
 }
+
+# hutch mode takes --size as --memory does (16M); bwrap mode bytes only.
+test_tmpfs_size_with_unit() {
+	assert_eq 16384 "$(as_user "$H" --size 16M --tmpfs /t sh -c "df -k /t | awk 'NR == 2 { print \$2 }'")" \
+		"--size 16M"
+	assert_eq "bwrap: --size takes a non-zero number of bytes" \
+		"$(as_user "$T/bwrap" --ro-bind / / --size 16M --tmpfs /t true 2>&1)" "bwrap mode: bytes only"
+}

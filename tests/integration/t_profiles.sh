@@ -203,6 +203,10 @@ test_profile_errors_find_the_line() {
 	printf 'include default\nsetenv A b\0c\n' >"$p"
 	rc=0; err=$(as_user "$H" --profile "$p" true 2>&1) || rc=$?
 	assert_eq "125 hutch: parse: profile $p: holds a NUL byte" "$rc $err" "a NUL byte"
+	printf 'include default\nro-bind /no/such/source /x\n' >"$p"
+	rc=0; err=$(as_user "$H" --profile "$p" true 2>&1) || rc=$?
+	assert_eq "125 hutch: mounts: bind source /no/such/source: No such file or directory ($p:2)" \
+		"$rc $err" "a set-up failure of a profile's line names it too"
 	rc=0; err=$(as_user "$H" --setenv "" x true 2>&1) || rc=$?
 	assert_eq '125 hutch: parse: --setenv: not a variable name: ""' "$rc $err" "--setenv with no name"
 	rc=0; err=$(as_user "$T/bwrap" --ro-bind / / --unsetenv "" true 2>&1) || rc=$?

@@ -1,0 +1,89 @@
+#!/bin/bash
+# The --allow-net proxy's cost: 1 GiB through it against the same
+# transfer without a sandbox (target: at most 1.5x the wall time), and
+# the latency one proxied request adds (target: under 1 ms).  It prints
+# ratios and whether each target is met; it never fails on timing.
+#
+#   tests/bench/net.sh [HUTCH] [ROUNDS]
+#
+# The server is tests/integration/tool_netserver.py on the host's
+# loopback.  The transfer is curl's, to /dev/null, a plain http://
+# request (the proxy relays it like a CONNECT tunnel's bytes); the best
+# of ROUNDS (3) counts.  The latency is measured inside one client
+# process: N requests on fresh connections, to the server directly on
+# the host and through the proxy in a sandbox; the difference per
+# request is what the proxy adds (its accept, parse, rule check, connect
+# from the host, relay, close).  Rounds alternate.
+set -eu
+cd "$(dirname "$0")/../.."
+hutch=$(readlink -f "${1:-./hutch}")
+rounds=${2:-3}
+size=$((1 << 30))
+requests=${BENCH_NET_REQUESTS:-300}
+dir=$(mktemp -d /tmp/hutch-bench-net.XXXXXX)
+chmod 0755 "$dir"
+mkdir "$dir/work"
+chmod 0755 "$dir/work"
+
+exec {srv}< <(exec python3 tests/integration/tool_netserver.py)
+server=$!
+trap 'kill "$server" 2>/dev/null; rm -rf "$dir"' EXIT
+read -r -t 20 port _ <&"$srv"
+
+# The client of the latency test: N fresh connections, each one request
+# and its whole answer; prints the seconds per request.
+cat >"$dir/work/latency.py" <<'EOF'
+import socket, sys, time
+host, port, path, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+req = b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path.encode()
+def one():
+    s = socket.create_connection((host, port))
+    s.sendall(req)
+    while s.recv(65536):
+        pass
+    s.close()
+for _ in range(20):
+    one()
+start = time.perf_counter()
+for _ in range(n):
+    one()
+print((time.perf_counter() - start) / n)
+EOF
+chmod 0644 "$dir/work/latency.py"
+
+sandbox() {
+	(cd "$dir/work" && "$hutch" --profile none --ro-bind / / --proc /proc --dev /dev \
+		--allow-net "localhost:$port" -- "$@")
+}
+seconds() {
+	local start end
+	start=$(date +%s.%N)
+	"$@" >/dev/null 2>&1
+	end=$(date +%s.%N)
+	awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
+}
+least() { sort -g | head -1; }
+
+direct_t=() proxy_t=() direct_l=() proxy_l=()
+url="http://localhost:$port/bytes/$size"
+for ((i = 0; i < rounds; i++)); do
+	direct_t+=("$(seconds curl -sS -o /dev/null "http://127.0.0.1:$port/bytes/$size")")
+	proxy_t+=("$(seconds sandbox curl -sS --noproxy '' -o /dev/null "$url")")
+	direct_l+=("$(python3 "$dir/work/latency.py" 127.0.0.1 "$port" /hello "$requests")")
+	proxy_l+=("$(sandbox python3 latency.py 127.0.0.1 3128 "http://localhost:$port/hello" \
+		"$requests")")
+done
+dt=$(printf '%s\n' "${direct_t[@]}" | least)
+pt=$(printf '%s\n' "${proxy_t[@]}" | least)
+dl=$(printf '%s\n' "${direct_l[@]}" | least)
+pl=$(printf '%s\n' "${proxy_l[@]}" | least)
+
+echo "--allow-net proxy (best of $rounds; $requests requests a round for latency)"
+awk -v d="$dt" -v p="$pt" -v size="$size" 'BEGIN {
+	printf "  1 GiB over plain HTTP: direct %.3f s (%.0f MiB/s), through the proxy %.3f s (%.0f MiB/s, sandbox start included): %.2fx\n",
+		d, size / 1048576 / d, p, size / 1048576 / p, p / d
+	printf "  %-74s %s\n", "target: at most 1.5x the direct transfer", (p / d <= 1.5 ? "met" : "NOT MET") }'
+awk -v d="$dl" -v p="$pl" 'BEGIN {
+	printf "  one request on a fresh connection: direct %.0f us, through the proxy %.0f us: %.0f us added\n",
+		d * 1e6, p * 1e6, (p - d) * 1e6
+	printf "  %-74s %s\n", "target: under 1 ms added per proxied request", (p - d < 0.001 ? "met" : "NOT MET") }'

@@ -1,0 +1,96 @@
+#!/bin/bash
+# tests/vm/rootless.sh [HUTCH]: hutch run by a normal user in a real logind
+# session, with her user manager running (make check-vm runs it as alice,
+# uid 1001, in the guest; it runs anywhere else too).  HUTCH defaults to
+# ./hutch.  One line per check, "ok" or "FAILED", then the exit code and,
+# indented, the check's stderr (and stdout, if any); at the end
+# "N passed, N failed".  To add a check: one more `check` line below.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+H=${1:-./hutch}
+case $H in /*) ;; *) H=$PWD/$H ;; esac
+passed=0 failed=0 failures=""
+tmp=$(mktemp -d /tmp/hutch-rootless.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "$(id -u)" = 0 ]; then
+	echo "rootless.sh: run this as a normal user, not as root" >&2
+	exit 2
+fi
+
+indent() { sed -n "1,${2:-40}s/^/    $1/p"; }
+
+# check NAME WANT_RC STDOUT_REGEX CMD...: pass when CMD exits WANT_RC and,
+# if STDOUT_REGEX is not empty, its stdout matches it.
+check() {
+	local name=$1 want=$2 pat=$3 rc took start
+	shift 3
+	start=$(date +%s.%N)
+	# bash -c: CMD may be one of the functions below (exported).
+	timeout --kill-after=10 "${ROOTLESS_TIMEOUT:-120}" bash -c '"$@"' check "$@" \
+		>"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+	if [ "$rc" = "$want" ] && { [ -z "$pat" ] || grep -Eq -- "$pat" "$tmp/out"; }; then
+		passed=$((passed + 1))
+		echo "ok      $name (exit $rc, ${took}s)"
+	else
+		failed=$((failed + 1))
+		failures="$failures $name"
+		echo "FAILED  $name (exit $rc, want $want${pat:+ and stdout matching /$pat/}, ${took}s)"
+	fi
+	echo "    \$ $*"
+	indent "stderr: " < "$tmp/err"
+	indent "stdout: " < "$tmp/out"
+}
+
+# The session itself: what a login gives, or the checks below mean little.
+session_is_logind() {
+	local cg
+	cg=$(cat /proc/self/cgroup)
+	echo "$cg"
+	echo "XDG_SESSION_ID=${XDG_SESSION_ID:-} XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-}"
+	[[ $cg =~ ^0::/user\.slice/user-$(id -u)\.slice/session-[^/]+\.scope$ ]]
+}
+user_manager_runs() {
+	local state
+	state=$(systemctl --user is-system-running 2>&1)
+	echo "$state"
+	[ "$state" = running ] || [ "$state" = degraded ]
+}
+# In a delegated scope the limits hold through the cgroup: no "not
+# enforced" warning.
+delegated_scope_enforces() {
+	local rc
+	systemd-run --user --scope -p Delegate=yes -q "$H" --memory 64M --pids 100 true 2>"$tmp/err2"
+	rc=$?
+	cat "$tmp/err2" >&2
+	[ "$rc" = 0 ] && ! grep -q 'not enforced' "$tmp/err2"
+}
+
+export -f session_is_logind user_manager_runs delegated_scope_enforces
+export H tmp
+
+# From a project directory of the user's own, as a developer would run
+# hutch: not the checkout, whose ./hutch the profiles that make the
+# current directory writable rightly refuse to expose.
+project=$HOME/src/rootless-project
+mkdir -p "$project"
+cd "$project" || exit 2
+echo "rootless checks as $(id -un) (uid $(id -u)) on Linux $(uname -r), hutch $H, in $PWD"
+check session-is-logind 0 '' session_is_logind
+check user-manager-runs 0 '' user_manager_runs
+check doctor 0 '' "$H" --doctor
+check default-echo 0 '^in-sandbox$' "$H" sh -c 'echo in-sandbox'
+check none-unshare-all-proc 0 '' "$H" --profile none --unshare-all --ro-bind / / --proc /proc true
+for p in "$repo"/profiles/*; do
+	[ -f "$p" ] || continue
+	check "profile-$(basename "$p")" 0 '' "$H" --profile "$(basename "$p")" true
+done
+check delegated-scope 0 '' systemd-run --user --scope -p Delegate=yes "$H" --memory 64M --pids 100 true
+check delegated-scope-enforces 0 '' delegated_scope_enforces
+
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
