@@ -192,3 +192,14 @@ landlock_abi() {
 libc = ctypes.CDLL(None, use_errno=True)
 print(max(0, libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))))'
 }
+
+# have_root_ptrace: does root hold CAP_SYS_PTRACE, which looking at the
+# fds of a process that is not dumpable (hutch's supervisor) takes?  A
+# container's root lacks it.
+have_root_ptrace() {
+	local eff
+	eff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+	(( (0x$eff >> 19) & 1 )) && return 0
+	WHY="root lacks CAP_SYS_PTRACE here (CapEff $eff), which the fds of a process that is not dumpable take"
+	return 1
+}
