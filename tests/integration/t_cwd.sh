@@ -12,7 +12,8 @@
 CWD_PROFILES="default ci build net-client"
 
 # LISTEN: a unix-socket server on each path given, as the caller; prints
-# "ready", then on EOF of its stdin the number of connections it took.
+# "ready", then on EOF of its stdin the number of connections it took
+# (those still queued then included: the EOF may come in the same wakeup).
 LISTEN='import os, select, socket, sys
 socks = []
 for path in sys.argv[1:]:
@@ -25,6 +26,14 @@ taken = 0
 while True:
     ready, _, _ = select.select(socks + [sys.stdin], [], [])
     if sys.stdin in ready and not sys.stdin.readline():
+        for s in socks:
+            s.setblocking(False)
+            while True:
+                try:
+                    s.accept()[0].close()
+                except BlockingIOError:
+                    break
+                taken += 1
         break
     for s in ready:
         if s is not sys.stdin:
