@@ -349,6 +349,7 @@ check_userns() {
 		$AS "$H" $BOX $NOSECCOMP $ALLCAPS "$T/bin/userns"
 }
 test_nested_userns_disabled() {
+	needs_writable_proc_sys
 	build_attack userns
 	"$H" $BOX --disable-userns true 2>/dev/null ||
 		skip "--disable-userns not implemented yet"
