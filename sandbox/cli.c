@@ -253,7 +253,8 @@ static struct argp_option *build_argp_options(const struct plan *plan)
 
 static void free_argp_options(struct argp_option *o)
 {
-	for (size_t i = 0; o[i].name; i++)
+	/* An alias (-h, -V) has no name; the end has no key either. */
+	for (size_t i = 0; o[i].name || o[i].key; i++)
 		free((char *)o[i].arg);
 	free(o);
 }
