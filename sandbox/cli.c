@@ -253,7 +253,8 @@ static struct argp_option *build_argp_options(const struct plan *plan)
 
 static void free_argp_options(struct argp_option *o)
 {
-	for (size_t i = 0; o[i].name; i++)
+	/* An alias (-h, -V) has no name; the end has no key either. */
+	for (size_t i = 0; o[i].name || o[i].key; i++)
 		free((char *)o[i].arg);
 	free(o);
 }
@@ -932,7 +933,13 @@ static int apply_hutch(struct apply_ctx *a)
 	/* 0 would end every run in "did not exit" at once. */
 	case OPT_TEARDOWN_DEADLINE:
 		return apply_seconds(a, "--teardown-deadline", true, &plan->teardown_deadline);
-	case OPT_SECCOMP_POLICY: replace_str(&plan->seccomp_policy, a->rec->args[0]); return 0;
+	case OPT_SECCOMP_POLICY:
+		/* A policy file that is not there fails here, where the line
+		 * that named it is known. */
+		if (strchr(a->rec->args[0], '/') && access(a->rec->args[0], R_OK) < 0)
+			return fail(a, "%s: %s", a->rec->args[0], strerror(errno));
+		replace_str(&plan->seccomp_policy, a->rec->args[0]);
+		return 0;
 	case OPT_SECCOMP_DENY: return apply_syscall_rule(a, false);
 	case OPT_SECCOMP_ALLOW: return apply_syscall_rule(a, true);
 	case OPT_HELP: plan->show_help = true; return 0;

@@ -199,6 +199,7 @@ test_profile_errors_find_the_line() {
 	fallback bogus|--fallback: unknown mode bogus (landlock or none)
 	setenv A=B x|--setenv: not a variable name: "A=B"
 	setenv A b\|b: a backslash ends the line
+	seccomp-policy /no/such/policy|--seccomp-policy: /no/such/policy: No such file or directory
 	EOF2
 	printf 'include default\nsetenv A b\0c\n' >"$p"
 	rc=0; err=$(as_user "$H" --profile "$p" true 2>&1) || rc=$?

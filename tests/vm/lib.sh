@@ -199,7 +199,7 @@ vm_stage_checkout() {
 # console is this terminal and root is logged in on it (no job is run).
 vm_run() {
 	local run=$1 flavor=$2 shell=${VM_SHELL:-0}
-	local timeout=${HUTCH_VM_TIMEOUT:-2700} mem=${HUTCH_VM_MEM:-4G} smp=${HUTCH_VM_SMP:-2}
+	local timeout=${HUTCH_VM_TIMEOUT:-3600} mem=${HUTCH_VM_MEM:-4G} smp=${HUTCH_VM_SMP:-2}
 	vm_kernel "$flavor" || return 2
 	vm_accel
 	mkdir -p "$run/job/job/out/files"
@@ -232,6 +232,7 @@ vm_run() {
 	if [ "$shell" = 1 ]; then
 		vm_log "console on this terminal (Ctrl-A X quits qemu); the checkout is /work/hutch"
 		qemu-system-x86_64 "${args[@]}" -append "$append" -serial mon:stdio
+		rm -f "$run/job.img"
 		return 0
 	fi
 	vm_log "guest console: $run/console.log"
