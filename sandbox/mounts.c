@@ -747,17 +747,36 @@ static int do_tmpfs(struct mount_state *ms, struct fs_op *op)
 			  op->dest, "new tmpfs for", &mt);
 }
 
+/* Whether AT is the root of a mount of TREE's file system: mount(2), as
+ * bwrap calls it, refuses the same file system on the same mount point
+ * (EBUSY; the host's /dev/mqueue under systemd, without --unshare-ipc). */
+static bool same_fs_mounted_at(int at, int tree)
+{
+	struct stat a, t;
+	struct statx sx;
+
+	return fstat(at, &a) == 0 && fstat(tree, &t) == 0 && a.st_dev == t.st_dev &&
+	       statx(at, "", AT_EMPTY_PATH, STATX_INO, &sx) == 0 &&
+	       (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 static int do_mqueue(struct mount_state *ms, struct fs_op *op)
 {
 	struct mount_text mt = { BW_MOUNT_MQUEUE, op->dest, NULL };
 	int at = open_mount_point(ms, op->dest, true);
+	int tree;
 
 	if (at < 0)
 		return -1;
 	/* bwrap mounts mqueue without nosuid,nodev */
-	return attach_new(ms, at, make_fs_attrs("mqueue", NULL, 0, ms->bwrap ? 0 :
-						 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV),
-			  op->dest, "new mqueue for", &mt);
+	tree = make_fs_attrs("mqueue", NULL, 0, ms->bwrap ? 0 : MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (tree >= 0 && ms->bwrap && same_fs_mounted_at(at, tree)) {
+		close(tree);
+		tree = -1;
+		errno = EBUSY;
+	}
+	return attach_new(ms, at, tree, op->dest, "new mqueue for", &mt);
 }
 
 /* Bind a path of the new procfs onto itself read-only (or, with MASK,

@@ -606,3 +606,23 @@ check_hutch_only() {
 	assert_eq "0 [a b] [c	d]" "$rc $(cat "$T/out")" "COMMAND in --args data"
 }
 test_bwrap_hutch_only() { fixtures; for_each_caller check_hutch_only; }
+
+# Under systemd /dev/mqueue is an mqueue mount already: bwrap's mount(2)
+# of the same file system on it is EBUSY without --unshare-ipc.  Made
+# here in a mount namespace of its own, compared with the real bwrap.
+test_bwrap_mqueue_over_mqueue() {
+	local out
+	as_root unshare -m true 2>/dev/null || skip "root cannot make a mount namespace here"
+	out=$(as_root unshare -m --propagation private sh -c '
+		mkdir -p /dev/mqueue && mount -t mqueue mqueue /dev/mqueue || exit 99
+		for b in "$0" "$1"; do
+			"$b" --ro-bind / / --mqueue /dev/mqueue true 2>&1; echo "status $?"
+			"$b" --ro-bind / / --unshare-ipc --mqueue /dev/mqueue true 2>&1; echo "status $?"
+		done' /usr/bin/bwrap "$T/bwrap")
+	assert_eq "bwrap: Can't mount mqueue on /newroot/dev/mqueue: Device or resource busy
+status 1
+status 0
+bwrap: Can't mount mqueue on /newroot/dev/mqueue: Device or resource busy
+status 1
+status 0" "$out" "real bwrap, then hutch's bwrap mode"
+}
