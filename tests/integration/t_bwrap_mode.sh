@@ -349,7 +349,9 @@ check_texts_of_0_11() {
 	assert_eq "1 bwrap: Can't find source path /no/lower: No such file or directory" \
 		"$rc $(cat "$T/err")" "missing overlay layer"
 	rc=$(run_prog "$T/bwrap" $R --tmpfs /tmp --overlay-src /usr --overlay-src /usr --tmp-overlay /tmp/o true)
-	assert_eq "1 bwrap: Can't make overlay mount on /newroot/tmp/o with options upperdir=/tmp-overlay-upper-0,workdir=/tmp-overlay-work-0,lowerdir=/oldroot/usr:/oldroot/usr,userxattr: Overlay directories may not overlap" \
+	# The reason is the kernel's (6.1 says EOPNOTSUPP, later ones name
+	# the overlap); bwrap's text up to it is the interface.
+	assert_match "^1 bwrap: Can't make overlay mount on /newroot/tmp/o with options upperdir=/tmp-overlay-upper-0,workdir=/tmp-overlay-work-0,lowerdir=/oldroot/usr:/oldroot/usr,userxattr: [A-Z][a-z ]+$" \
 		"$rc $(cat "$T/err")" "overlay failure"
 }
 test_bwrap_texts_of_0_11() { fixtures; for_each_bwrap_caller check_texts_of_0_11; }
