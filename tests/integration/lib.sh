@@ -203,3 +203,11 @@ have_root_ptrace() {
 	WHY="root lacks CAP_SYS_PTRACE here (CapEff $eff), which the fds of a process that is not dumpable take"
 	return 1
 }
+
+# This kernel's Landlock ABI (0 without Landlock), as --doctor reads it.
+landlock_abi() {
+	python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+v = libc.syscall(444, None, 0, 1)
+print(v if v > 0 else 0)'
+}

@@ -118,10 +118,16 @@ check_network() {
 		assert_match "socket $f: Address family not supported by protocol" "$out" "socket($f)"
 	done
 	assert_match "socket unix: ok" "$out" "AF_UNIX stays"
-	# A TCP socket made outside and passed in: Landlock refuses connect.
+	# A TCP socket made outside and passed in: Landlock refuses connect
+	# from ABI 4 (Linux 6.7); below it that is an approximation --explain
+	# states, and the socket connects.
 	out=$($AS "$T/bin/tool" inet-fd 5 "$T/bin/tool" docker "$H" $(fb_opts) --pass-fd 5 \
 		"$T/bin/tool" connect "$port" 5 2>/dev/null || true)
-	assert_eq "connect: Permission denied" "$out" "TCP connect to a loopback listener"
+	if [ "$(landlock_abi)" -ge 4 ]; then
+		assert_eq "connect: Permission denied" "$out" "TCP connect to a loopback listener"
+	else
+		assert_eq "connected" "$out" "TCP connect of a passed socket (Landlock ABI $(landlock_abi) < 4)"
+	fi
 	out=$(in_docker $(fb_opts) --share-net "$T/bin/tool" connect "$port" 2>/dev/null || true)
 	assert_eq "connected" "$out" "--share-net keeps the network"
 	eval "exec ${LISTENER[1]}>&-"
