@@ -367,6 +367,42 @@ static int overlay_tmp_layers(int fs, bool *attached)
 }
 
 /* Overlays are assembled while host paths are visible. */
+/* The lower layers, top first: the last --overlay-src is the top layer
+ * (bwrap).  lowerdir+ takes one a call (Linux 6.8); before it, lowerdir
+ * takes them all at once, ':' between, '\\' before a ':' or '\\' of a
+ * name. */
+static int overlay_set_lower(int fs, const struct fs_op *op)
+{
+	size_t cap = 1, n = 0;
+	char *all;
+	int r;
+
+	if (op->n_lower == 0)
+		return 0;
+	if (overlay_set_dir(fs, "lowerdir+", op->lower[op->n_lower - 1]) == 0) {
+		for (size_t l = op->n_lower - 1; l > 0; l--)
+			if (overlay_set_dir(fs, "lowerdir+", op->lower[l - 1]) < 0)
+				return -1;
+		return 0;
+	}
+	if (errno != EINVAL)
+		return -1;
+	for (size_t l = 0; l < op->n_lower; l++)
+		cap += 2 * strlen(op->lower[l]) + 1;
+	all = xreallocarray(NULL, cap, 1);
+	for (size_t l = op->n_lower; l > 0; l--) {
+		for (const char *c = op->lower[l - 1]; *c; c++) {
+			if (*c == ':' || *c == '\\')
+				all[n++] = '\\';
+			all[n++] = *c;
+		}
+		all[n++] = l > 1 ? ':' : '\0';
+	}
+	r = overlay_set_dir(fs, "lowerdir", all);
+	free(all);
+	return r;
+}
+
 static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 {
 	int fs, r;
@@ -378,10 +414,8 @@ static int prepare_overlay(struct mount_state *ms, struct fs_op *op, size_t i)
 	r = fs < 0 ? -1 : 0;
 	if (r == 0 && fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
 		r = -1;
-	/* The last --overlay-src is the top layer (bwrap); lowerdir+ takes
-	 * the top layer first. */
-	for (size_t l = op->n_lower; l > 0 && r == 0; l--)
-		r = overlay_set_dir(fs, "lowerdir+", op->lower[l - 1]);
+	if (r == 0)
+		r = overlay_set_lower(fs, op);
 	if (r == 0 && op->kind == FS_OVERLAY)
 		r = overlay_set_dir_fd(fs, "upperdir", op->src) == 0 ?
 		    overlay_set_dir_fd(fs, "workdir", op->workdir) : -1;
