@@ -616,7 +616,8 @@ test_bwrap_mqueue_over_mqueue() {
 	local out
 	as_root unshare -m true 2>/dev/null || skip "root cannot make a mount namespace here"
 	out=$(as_root unshare -m --propagation private sh -c '
-		mkdir -p /dev/mqueue && mount -t mqueue mqueue /dev/mqueue || exit 99
+		mkdir -p /dev/mqueue
+		mountpoint -q /dev/mqueue || mount -t mqueue mqueue /dev/mqueue || exit 99
 		for b in "$0" "$1"; do
 			"$b" --ro-bind / / --mqueue /dev/mqueue true 2>&1; echo "status $?"
 			"$b" --ro-bind / / --unshare-ipc --mqueue /dev/mqueue true 2>&1; echo "status $?"
