@@ -577,14 +577,16 @@ static bool pick_parent(struct pick *p, unsigned need, unsigned want)
 
 	if (!locate_own_cgroup(p, mnt, sizeof(mnt)))
 		return false;
+	bool found = false;
+
 	p->mnt = mnt;
 	p->own = true;
 	do {
-		if (try_candidate(p, need, want))
-			return true;
+		found = try_candidate(p, need, want);
 		p->own = false;
-	} while (up_one(p->dir, mnt));
-	return false;
+	} while (!found && up_one(p->dir, mnt));
+	p->mnt = NULL;	/* MNT is this function's */
+	return found;
 }
 
 static const char *option_of(const struct plan *plan, unsigned bit)
