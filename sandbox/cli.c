@@ -453,12 +453,15 @@ static const struct opt_spec *spec_by_letter(const struct plan *plan, const char
 	return NULL;
 }
 
-static int check_words(struct plan *plan, int argc, char **argv,
+/* Check the option words before argp sees them, in bwrap's words.  On
+ * an error, *GOOD is how many words of ARGV came before the bad one. */
+static int check_words(struct plan *plan, int argc, char **argv, int *good,
 		       char *err, size_t errlen)
 {
 	for (int i = 1; i < argc; i++) {
 		const struct opt_spec *s;
 
+		*good = i;
 		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
 			return 0;
 		s = strncmp(argv[i], "--", 2) == 0 ? spec_by_name(plan, argv[i]) :
@@ -493,10 +496,17 @@ int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	struct argp argp = { .parser = on_option, .args_doc = "[--] COMMAND [ARGS...]" };
 	struct record_ctx ctx = { plan, out, origin, in_profile, err, errlen, false };
 	unsigned flags = ARGP_IN_ORDER | ARGP_NO_HELP | ARGP_NO_EXIT;
+	char bad[4096] = "";
+	int good = argc;
 	error_t r;
 
-	if (!in_profile && check_words(plan, argc, argv, err, errlen) < 0)
-		return -1;
+	if (!in_profile && check_words(plan, argc, argv, &good, bad, sizeof(bad)) < 0) {
+		if (good <= 1) {
+			snprintf(err, errlen, "%s", bad);
+			return -1;
+		}
+		argc = good;	/* record the options before the bad word */
+	}
 	options = build_argp_options(plan);
 	argp.options = options;
 	/* Errors are reported here, in bwrap's words, or by profiles with
@@ -506,6 +516,10 @@ int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 		err[0] = '\0';
 	r = argp_parse(&argp, argc, argv, flags, NULL, &ctx);
 	free_argp_options(options);
+	if (r == 0 && !ctx.failed && bad[0]) {
+		snprintf(err, errlen, "%s", bad);
+		return -1;
+	}
 	if (r == 0 && !ctx.failed)
 		return 0;
 	if (!err[0])
@@ -767,7 +781,7 @@ static void warn_if_again(struct apply_ctx *a, bool again)
 		return;
 	snprintf(msg, sizeof(msg), "Only the last --%s option will take effect",
 		 spec_by_key(a->rec->key)->name);
-	log_warning(a->plan->prog, msg);
+	plan_warn(a->plan, msg);
 }
 
 static int apply_once_str(struct apply_ctx *a, char **field)
@@ -978,7 +992,7 @@ static int apply_seccomp_fd(struct apply_ctx *a, bool once)
 		return -1;
 	if (once && plan->seccomp_fd_given) {
 		/* bwrap: a later --seccomp replaces the earlier one */
-		log_warning(plan->prog, "Only the last --seccomp option will take effect");
+		plan_warn(plan, "Only the last --seccomp option will take effect");
 		plan->seccomp_fds[0] = fd;
 		return 0;
 	}

@@ -183,9 +183,13 @@ int main(int argc, char **argv)
 {
 	struct plan plan;
 	char err[4096];
-	int status;
+	int parsed, status;
 
-	if (plan_parse(&plan, argc, argv, environ, err, sizeof(err)) < 0) {
+	parsed = plan_parse(&plan, argc, argv, environ, err, sizeof(err));
+
+	for (size_t i = 0; i < plan.n_warnings; i++)
+		log_warning(plan.prog, plan.warnings[i]);
+	if (parsed < 0) {
 		status = parse_failure(&plan, err);
 	} else if (plan.show_help || plan.show_version) {
 		status = show_info(&plan);

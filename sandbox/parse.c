@@ -107,6 +107,18 @@ static int apply_records(struct plan *plan, const struct record_list *list,
 	return 0;
 }
 
+/* bwrap acts on each option as it reads it, so the options before a bad
+ * one still warn, or fail first with their own error. */
+static void apply_before_bad_option(struct plan *plan, const struct record_list *cl,
+				    char **envp, char *err, size_t errlen)
+{
+	char bad[4096];
+
+	snprintf(bad, sizeof(bad), "%s", err);
+	if (apply_records(plan, cl, envp, err, errlen) == 0)
+		snprintf(err, errlen, "%s", bad);
+}
+
 /* Profiles named on the command line apply first, in their order; in
  * hutch mode "default" applies when none is named. */
 static int apply_profiles(struct plan *plan, const struct record_list *cl,
@@ -268,6 +280,8 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 
 	init_plan(plan, argv, envp);
 	r = cli_record(plan, argc, argv, "command line", false, &cl, err, errlen);
+	if (r < 0 && plan->mode == MODE_BWRAP)
+		apply_before_bad_option(plan, &cl, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !cli_wants_info(&cl))
 		r = apply_profiles(plan, &cl, envp, err, errlen);
 	if (r == 0)

@@ -107,6 +107,14 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
+/* Keep a warning for main to print once parsing is over. */
+void plan_warn(struct plan *plan, const char *msg)
+{
+	plan->warnings = xreallocarray(plan->warnings, plan->n_warnings + 1,
+				       sizeof(*plan->warnings));
+	plan->warnings[plan->n_warnings++] = xstrdup(msg);
+}
+
 void plan_free(struct plan *plan)
 {
 	free(plan->refused);
@@ -125,6 +133,7 @@ void plan_free(struct plan *plan)
 		free(plan->syscall_rules[i].name);
 	free(plan->syscall_rules);
 	free_strv(plan->profiles, plan->n_profiles);
+	free_strv(plan->warnings, plan->n_warnings);
 	if (plan->argv)
 		for (char **a = plan->argv; *a; a++)
 			free(*a);

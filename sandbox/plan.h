@@ -197,6 +197,11 @@ struct plan {
 	enum explain_format explain;
 	bool doctor;
 
+	/* what the parser warned about, in order: main prints these (the
+	 * parser itself writes nothing) */
+	char **warnings;
+	size_t n_warnings;
+
 	/* profiles already applied (for include-loop detection) */
 	char **profiles;
 	size_t n_profiles;
@@ -222,6 +227,7 @@ int plan_setenv(struct plan *plan, const char *name, const char *value);
 void plan_unsetenv(struct plan *plan, const char *name);
 void plan_clearenv(struct plan *plan);
 const char *plan_getenv(const struct plan *plan, const char *name);
+void plan_warn(struct plan *plan, const char *msg);
 
 /* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
 int failure_status(const struct plan *plan);

@@ -340,6 +340,13 @@ check_texts_of_0_11() {
 	rc=$(run_prog "$T/bwrap" $R --level-prefix --chdir / --chdir / true)
 	assert_eq "0 <4>bwrap: Only the last --chdir option will take effect" \
 		"$rc $(cat "$T/err")" "a warning under --level-prefix"
+	# bwrap reads options in order: the ones before a bad word still warn
+	rc=$(run_prog "$T/bwrap" $R --uid 1 --uid 2 --bogus true)
+	assert_eq "1 bwrap: Only the last --uid option will take effect
+bwrap: Unknown option --bogus" "$rc $(cat "$T/err")" "a warning, then an unknown option"
+	rc=$(run_prog "$T/bwrap" $R --uid x --bogus true)
+	assert_eq "1 bwrap: Invalid uid: x" "$rc $(cat "$T/err")" \
+		"a bad value before an unknown option fails first"
 	rc=$(run_prog "$T/bwrap" $R --argv0 a --argv0 b true)
 	assert_eq "1 bwrap: --argv0 used multiple times" "$rc $(cat "$T/err")" "--argv0 twice"
 	rc=$(run_prog "$T/bwrap" $R --overlay-src /usr --tmpfs /tmp --tmp-overlay /mnt true)
