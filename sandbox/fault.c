@@ -3,7 +3,8 @@
  *   kill-supervisor  SIGKILL the supervisor just before the stage
  *   kill-child       SIGKILL the sandbox's set-up process just before it
  *   leak-log         fork a process outside the sandbox that holds the
- *                    log pipe's write end open (before clone only) */
+ *                    log pipe's write end open (before clone only)
+ * and HUTCH_FAULT=lacks:FEATURE, a kernel without FEATURE (fault.h). */
 #ifdef HUTCH_FAULT
 #define _GNU_SOURCE
 #include <signal.h>
@@ -120,6 +121,13 @@ static void leak_log(struct sandbox *sb)
 		execlp("sleep", "sleep", "30", (char *)NULL);
 		_exit(127);
 	}
+}
+
+bool fault_kernel_lacks(const char *feature)
+{
+	const char *spec = getenv("HUTCH_FAULT");
+
+	return spec && strncmp(spec, "lacks:", 6) == 0 && strcmp(spec + 6, feature) == 0;
 }
 
 int fault_point(struct sandbox *sb, const struct stage *stage)

@@ -3,21 +3,32 @@
  * named stage fail (MODE fail), or SIGKILLs the supervisor (kill-supervisor)
  * or the sandbox's set-up process (kill-child) just before it runs;
  * leak-log forks a process outside the sandbox that holds the log
- * pipe's write end open. */
+ * pipe's write end open.  HUTCH_FAULT=lacks:FEATURE makes hutch behave as
+ * on a kernel without FEATURE (overlay-fd: overlayfs taking directories
+ * by fd), to test the fallback on a kernel that has it. */
 #ifndef HUTCH_FAULT_H
 #define HUTCH_FAULT_H
+
+#include <stdbool.h>
 
 struct sandbox;
 struct stage;
 
 #ifdef HUTCH_FAULT
 int fault_point(struct sandbox *sb, const struct stage *stage);
+bool fault_kernel_lacks(const char *feature);
 #else
 static inline int fault_point(struct sandbox *sb, const struct stage *stage)
 {
 	(void)sb;
 	(void)stage;
 	return 0;
+}
+
+static inline bool fault_kernel_lacks(const char *feature)
+{
+	(void)feature;
+	return false;
 }
 #endif
 

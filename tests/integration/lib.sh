@@ -39,6 +39,11 @@ setup_scratch() {
 	H="$T/hutch"
 }
 
+need_fault_build() {
+	[ -x "$T/hutch-fault" ] ||
+		skip "no fault-injection build (set HUTCH_FAULT_BIN to build/hutch-fault)"
+}
+
 cleanup_scratch() {
 	[ -n "${T:-}" ] && rm -rf "$T"
 }

@@ -3,11 +3,6 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/tool_outside.sh"
 
-need_fault_build() {
-	[ -x "$T/hutch-fault" ] ||
-		skip "no fault-injection build (set HUTCH_FAULT_BIN to build/hutch-fault)"
-}
-
 # launch_held CMD...: CMD as $AS, stdout to $T/out, stderr through a pipe
 # into $T/err.  That pipe is how we wait for a sandbox without sleeping:
 # every process of it inherits stderr (the set-up process, init, which

@@ -185,3 +185,30 @@ check_odd_paths() {
 	assert_eq "2" "$(cat "$S/upper$odd/a")" "the write went to the upper directory"
 }
 test_overlay_odd_paths() { for_each_bwrap_caller check_odd_paths; }
+
+# An overlayfs that takes directories only by name (Linux before 6.13;
+# before 6.5 one that checks nothing until create): hutch-fault, as on
+# such a kernel, builds the overlay again with /proc/self/fd names, and
+# the union, the writes and the odd paths work as above.
+check_by_name() {
+	local odd='x ":,\'
+	need_fault_build
+	needs_overlay_upper_here
+	layers
+	mkdir -p "$T/fb" "$S/lower$odd"
+	printf 1 >"$S/lower$odd/a"
+	if [ "$AS" = as_user ]; then chown -R $NOBODY:$NOBODY "$S"; fi
+	ln -sf "$T/hutch-fault" "$T/fb/bwrap"
+	assert_eq "B
+U
+lowerdir=/proc/self/fd/" "$($AS env HUTCH_FAULT=lacks:overlay-fd "$T/fb/bwrap" $R \
+		--overlay-src "$S/A" --overlay-src "$S/B" --overlay "$S/up" "$S/work" /tmp/m \
+		sh -c 'cat /tmp/m/b; echo U >/tmp/m/u; cat /tmp/m/u;
+		       findmnt -n -o OPTIONS /tmp/m | grep -o "lowerdir=/proc/self/fd/"' 2>&1)" \
+		"by name: --overlay"
+	assert_eq "U" "$(cat "$S/up/u")" "by name: the write is in RWSRC"
+	assert_eq "1new" "$($AS env HUTCH_FAULT=lacks:overlay-fd "$T/fb/bwrap" $R \
+		--overlay-src "$S/lower$odd" --tmp-overlay /tmp/m \
+		sh -c 'cat /tmp/m/a; echo new >/tmp/m/n; cat /tmp/m/n' 2>&1)" "by name: --tmp-overlay, odd path"
+}
+test_overlay_by_name() { for_each_caller check_by_name; }
