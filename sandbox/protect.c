@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +38,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mount_root.h"
 #include "mounts.h"
 #include "plan.h"
 #include "protect.h"
@@ -191,12 +191,7 @@ static int walk_fail(struct walk *w, const char *what, const char *obj)
 
 static int open_in_root(struct mount_state *ms, const char *path, int flags)
 {
-	struct open_how how = {
-		.flags = (unsigned long long)(flags | O_PATH | O_CLOEXEC),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-
-	return (int)syscall(SYS_openat2, ms->root, path, &how, sizeof(how));
+	return root_resolve(ms, path, flags | O_PATH);
 }
 
 /* DIR/NAME into OUT; -1 with ENAMETOOLONG if it does not fit. */

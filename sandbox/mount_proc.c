@@ -1,0 +1,197 @@
+/* /proc in the sandbox: a new procfs (or, where the kernel refuses one,
+ * a fenced substitute), with the kernel's writable knobs under it covered
+ * read-only and /proc/kcore masked, and the private procfs pid 1 uses at
+ * teardown.  Defends against a caller mapped to root writing sysctls or
+ * reading kernel memory, and against /proc leaking the host's processes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bwrap_text.h"
+#include "landlock_scope.h"
+#include "mount_api.h"
+#include "mount_proc.h"
+#include "mount_root.h"
+#include "mounts.h"
+
+/* hutch mode, where the kernel refuses a fresh procfs because the
+ * caller's /proc has mounts over parts of it (a container engine's
+ * masked paths fail its "too revealing" check): the caller's /proc,
+ * read-only, and COMMAND gets a Landlock domain of its own (policy
+ * stage), so that the kernel refuses it ptrace access (/proc/PID/environ,
+ * mem, fd) to every process outside the sandbox.  Without Landlock that
+ * fence cannot be had, and /proc is an empty read-only tmpfs. */
+static int substitute_proc(struct mount_state *ms, size_t i)
+{
+	unsigned long long ro = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				MOUNT_ATTR_NOEXEC;
+	int fd = -1;
+
+	if (landlock_abi_version() > 0) {
+		fd = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		ms->proc_fenced = fd >= 0;
+	} else {
+		fd = mount_make_tmpfs(0555, 4096);
+	}
+	if (fd < 0 || mount_set_attrs(fd, ro, true) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return mount_error(ms, "substitute for a procfs on", ms->plan->ops[i].dest);
+	}
+	ms->proc_substituted = true;
+	ms->trees[i] = fd;
+	return 0;
+}
+
+/* bwrap mounts a procfs of its own in a pid namespace of its own, else
+ * binds the host's. */
+static enum bwrap_text proc_text(const struct mount_state *ms)
+{
+	return ms->plan->clone_flags & CLONE_NEWPID ? BW_MOUNT_PROC : BW_BIND_PROC;
+}
+
+/* procfs can only be mounted while a full procfs is visible in this
+ * mount namespace (the kernel's "too revealing" check), so now. */
+int mount_proc_prepare(struct mount_state *ms, size_t i)
+{
+	int fd;
+
+	/* Without a pid namespace of its own, a new procfs is refused to an
+	 * unprivileged caller: like bwrap, bind the host's. */
+	if (!(ms->plan->clone_flags & CLONE_NEWPID)) {
+		fd = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		/* bwrap's bind of the host /proc: nosuid,nodev */
+		if (fd >= 0 && mount_set_attrs(fd, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	} else {
+		/* bwrap's new procfs: nosuid,nodev,noexec */
+		fd = mount_make_fs_attrs("proc", NULL, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				   MOUNT_ATTR_NOEXEC);
+		if (fd < 0 && errno == EPERM && !ms->bwrap)
+			return substitute_proc(ms, i);
+	}
+
+	if (fd < 0)
+		return mount_op_error(ms, "new procfs for", ms->plan->ops[i].dest, proc_text(ms),
+				ms->plan->ops[i].dest, NULL);
+	ms->trees[i] = fd;
+	return 0;
+}
+
+/* Bind a path of the new procfs onto itself read-only (or, with MASK,
+ * cover it with an empty read-only tmpfs): sysctls and kernel knobs must
+ * not be writable by a caller who is root, mapped to root. */
+/* hutch mode makes a cover noexec too; bwrap's bind of the path onto
+ * itself keeps what the procfs has (noexec for a new one, not for the
+ * host's). */
+static int cover_proc_path(int procfd, const char *name, bool noexec)
+{
+	int tree = open_tree(procfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	int r;
+
+	if (tree < 0)
+		return errno == ENOENT ? 0 : -1;
+	r = mount_set_attrs(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+		      (noexec ? MOUNT_ATTR_NOEXEC : 0), true);
+	if (r == 0)
+		r = move_mount(tree, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH);
+	close(tree);
+	return r;
+}
+
+/* /proc/kcore is the kernel's memory: hide it behind an empty file. */
+static int mask_proc_file(struct mount_state *ms, int procfd, const char *name)
+{
+	int tmp = mount_make_tmpfs(0555, 4096);
+	int fd, tree, r = -1;
+
+	if (tmp < 0)
+		return -1;
+	fd = openat(tmp, "empty", O_CREAT | O_WRONLY | O_CLOEXEC, 0400);
+	if (fd >= 0)
+		close(fd);
+	tree = root_clone_tmpfs_file(ms, tmp, "empty");
+	if (tree >= 0 && mount_set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0)
+		r = move_mount(tree, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH);
+	if (r < 0 && errno == ENOENT)
+		r = 0;
+	if (tree >= 0)
+		close(tree);
+	close(tmp);
+	return r;
+}
+
+static const char *const proc_ro_bwrap[] = { "sys", "sysrq-trigger", "irq", "bus" };
+
+static const char *const proc_ro_hutch[] = { "fs", "acpi", "scsi" };
+
+/* hutch mode covers every one of proc_ro_bwrap.  bwrap covers only those
+ * it could write (for a caller that is not root, none): a procfs with
+ * covers is not wholly visible, and the kernel then refuses a new procfs
+ * inside (unshare --mount-proc, a nested sandbox with --proc).  Returns
+ * 1 to cover, 0 not to, -1 (errno set) when access(2) fails otherwise. */
+static int wants_cover(const struct mount_state *ms, int procfd, const char *name)
+{
+	if (!ms->bwrap || faccessat(procfd, name, W_OK, 0) == 0)
+		return 1;
+	return errno == EACCES || errno == ENOENT || errno == EROFS ? 0 : -1;
+}
+
+static int cover_proc(struct mount_state *ms, const char *dest)
+{
+	int procfd = root_resolve(ms, dest, O_PATH | O_DIRECTORY);
+	const char *failed = "";
+	int r = 0;
+
+	if (procfd < 0)
+		return mount_error(ms, "open", dest);
+	for (size_t i = 0; i < 4 && r == 0; i++) {
+		int wanted = wants_cover(ms, procfd, proc_ro_bwrap[i]);
+
+		if (wanted < 0) {
+			r = mount_op_error(ms, "access", proc_ro_bwrap[i], BW_PROC_ACCESS, dest,
+				     proc_ro_bwrap[i]);
+			close(procfd);
+			return r;
+		}
+		if (wanted && (r = cover_proc_path(procfd, proc_ro_bwrap[i], !ms->bwrap)) < 0)
+			failed = proc_ro_bwrap[i];
+	}
+	for (size_t i = 0; i < 3 && r == 0 && !ms->bwrap; i++)
+		r = cover_proc_path(procfd, proc_ro_hutch[i], true);
+	if (r == 0 && !ms->bwrap)
+		r = mask_proc_file(ms, procfd, "kcore");
+	close(procfd);
+	if (r < 0)
+		return mount_op_error(ms, "make read-only under", dest, BW_COVER_PROC, dest, failed);
+	return 0;
+}
+
+int mount_proc_attach(struct mount_state *ms, struct fs_op *op, size_t i)
+{
+	struct mount_text mt = { proc_text(ms), op->dest, NULL };
+	int r = root_attach(ms, ms->trees[i], op->dest, true, &mt);
+
+	close(ms->trees[i]);
+	ms->trees[i] = -1;
+	return r < 0 ? r : cover_proc(ms, op->dest);
+}
+
+/* A private procfs for pid 1's teardown: it lists the namespace's
+ * processes even without --proc, and is never attached. */
+void mount_proc_private(struct mount_state *ms)
+{
+	if (ms->plan->clone_flags & CLONE_NEWPID)
+		ms->private_proc = mount_make_fs("proc", NULL, 0);
+}
