@@ -7,7 +7,11 @@
  *                                 median CPU µs of the tree, failures,
  *                                 median absolute deviation of wall µs;
  *                                 each round runs the CMDs in a new
- *                                 random order, after one warm-up round
+ *                                 random order, after one warm-up round;
+ *                                 with BENCH_RAW=FILE, each launch is
+ *                                 also a line "CMD ROUND WALL CPU" there
+ *                                 (CMD counted from 0), for per-round
+ *                                 ratios
  *   benchtool burst N CMD         N launches released at once: wall ms,
  *                                 failures
  *   benchtool mounts N CMD        N launches one by one while polling
@@ -148,6 +152,19 @@ static void run_one(struct cmd *c, int round)
 	c->fails += st != 0;
 }
 
+static void write_raw(const struct cmd *cmds, int n, int rounds)
+{
+	const char *path = getenv("BENCH_RAW");
+	FILE *f = path ? fopen(path, "w") : NULL;
+
+	if (!f)
+		return;
+	for (int i = 0; i < n; i++)
+		for (int r = 0; r < rounds; r++)
+			fprintf(f, "%d %d %ld %ld\n", i, r, cmds[i].wall[r], cmds[i].cpu[r]);
+	fclose(f);
+}
+
 static int cmd_time(int rounds, int n, char **files)
 {
 	struct cmd *cmds = calloc((size_t)n, sizeof(*cmds));
@@ -170,6 +187,7 @@ static int cmd_time(int rounds, int n, char **files)
 		for (int i = 0; i < n; i++)
 			run_one(&cmds[order[i]], r);
 	}
+	write_raw(cmds, n, rounds);
 	for (int i = 0; i < n; i++) {
 		long m = median(cmds[i].wall, rounds);
 
