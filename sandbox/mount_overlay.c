@@ -176,7 +176,7 @@ static int create_overlay(const struct overlay_dirs *d, bool by_name)
 	int r = fs < 0 ? -1 : fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0);
 
 	if (r == 0 && !by_name && fault_kernel_lacks("overlay-fd")) {
-		errno = EINVAL;
+		errno = EOPNOTSUPP;	/* as Linux 6.1 says it */
 		r = -1;
 	}
 	if (r == 0)
@@ -198,14 +198,15 @@ static int create_overlay(const struct overlay_dirs *d, bool by_name)
 }
 
 /* overlayfs takes its directories by fd since Linux 6.13.  An older one
- * refuses that with EINVAL, when the option is set (6.5 to 6.12) or only
- * at create (before 6.5, a legacy mount context that checks nothing
- * until then): then the context is built again, by name. */
+ * refuses that: with EINVAL when the option is set (6.5 to 6.12), or,
+ * before 6.5 (a legacy mount context), with EOPNOTSUPP for an fd and
+ * with EINVAL only at create for lowerdir+ by name.  Then the context
+ * is built again, by name. */
 static int create_overlay_any(const struct overlay_dirs *d)
 {
 	int fs = create_overlay(d, false);
 
-	if (fs < 0 && errno == EINVAL)
+	if (fs < 0 && (errno == EINVAL || errno == EOPNOTSUPP))
 		fs = create_overlay(d, true);
 	return fs;
 }
