@@ -546,9 +546,9 @@ void records_free(struct record_list *list)
 /* ---- applying options to the plan ---- */
 
 struct apply_ctx {
+	struct parse_ctx *p;
 	struct plan *plan;
 	const struct option_record *rec;
-	char *const *envp;
 	char *err;
 	size_t errlen;
 };
@@ -569,8 +569,18 @@ static int fail(struct apply_ctx *a, const char *fmt, ...)
 static struct fs_op *add_op(struct apply_ctx *a, enum fs_kind kind,
 			    unsigned flags, const char *src, const char *dest)
 {
+	struct parse_ctx *p = a->p;
 	struct fs_op *op = plan_add_op(a->plan, kind);
 
+	if (p->have_next_perms && plan_kind_takes_perms(kind)) {
+		op->perms = p->next_perms;
+		op->has_perms = true;
+		p->have_next_perms = false;
+	}
+	if (kind == FS_TMPFS) {
+		op->size = p->next_size;
+		p->next_size = 0;
+	}
 	op->flags = flags;
 	op->src = src ? xstrdup(src) : NULL;
 	op->dest = dest ? xstrdup(dest) : NULL;
@@ -637,7 +647,7 @@ static int apply_size(struct apply_ctx *a)
 	unsigned long long v;
 	char *end;
 
-	if (a->plan->next_size)
+	if (a->p->next_size)
 		return fail(a, "--size given twice for the same action");
 	/* hutch mode takes sizes as --memory does (64M); bwrap bytes only. */
 	errno = 0;
@@ -650,19 +660,19 @@ static int apply_size(struct apply_ctx *a)
 			    "--size takes a non-zero number of bytes");
 	if (v > SIZE_MAX / 2)
 		return fail(a, "--size (for tmpfs) is limited to %zu", SIZE_MAX / 2);
-	a->plan->next_size = v;
+	a->p->next_size = v;
 	return 0;
 }
 
 static int apply_perms(struct apply_ctx *a)
 {
-	struct plan *plan = a->plan;
+	struct parse_ctx *p = a->p;
 	int r;
 
-	if (plan->have_next_perms)
+	if (p->have_next_perms)
 		return fail(a, "--perms given twice for the same action");
-	r = apply_octal(a, a->rec->args[0], &plan->next_perms);
-	plan->have_next_perms = r == 0;
+	r = apply_octal(a, a->rec->args[0], &p->next_perms);
+	p->have_next_perms = r == 0;
 	return r;
 }
 
@@ -760,7 +770,7 @@ static int apply_keep_env(struct apply_ctx *a)
 	const char *name = a->rec->args[0];
 	size_t len = strlen(name);
 
-	for (char *const *e = a->envp; e && *e; e++)
+	for (char *const *e = a->p->envp; e && *e; e++)
 		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
 			return plan_setenv(a->plan, name, *e + len + 1);
 	return 0;
@@ -877,9 +887,9 @@ static int apply_process(struct apply_ctx *a)
 	char *const *args = a->rec->args;
 
 	switch (a->rec->key) {
-	case OPT_UID: warn_if_again(a, plan->uid_set); plan->uid_set = true;
+	case OPT_UID: warn_if_again(a, a->p->uid_set); a->p->uid_set = true;
 		return apply_id(a, &plan->uid);
-	case OPT_GID: warn_if_again(a, plan->gid_set); plan->gid_set = true;
+	case OPT_GID: warn_if_again(a, a->p->gid_set); a->p->gid_set = true;
 		return apply_id(a, &plan->gid);
 	case OPT_HOSTNAME: return apply_once_str(a, &plan->hostname);
 	case OPT_CHDIR: return apply_once_str(a, &plan->chdir);
@@ -1006,7 +1016,7 @@ static int apply_seccomp_fd(struct apply_ctx *a, bool once)
 /* An overlay takes the --overlay-src options given since the last one. */
 static int apply_overlay(struct apply_ctx *a, enum fs_kind kind)
 {
-	struct plan *plan = a->plan;
+	struct parse_ctx *p = a->p;
 	char *const *args = a->rec->args;
 	const char *dest = kind == FS_OVERLAY ? args[2] : args[0];
 	struct fs_op *op;
@@ -1014,16 +1024,16 @@ static int apply_overlay(struct apply_ctx *a, enum fs_kind kind)
 	const char *name = kind == FS_OVERLAY ? "--overlay" :
 			   kind == FS_TMP_OVERLAY ? "--tmp-overlay" : "--ro-overlay";
 
-	if (kind == FS_RO_OVERLAY && plan->n_overlay_srcs < 2)
+	if (kind == FS_RO_OVERLAY && p->n_overlay_srcs < 2)
 		return fail(a, "%s requires at least two --overlay-src", name);
-	if (plan->n_overlay_srcs == 0)
+	if (p->n_overlay_srcs == 0)
 		return fail(a, "%s requires at least one --overlay-src", name);
 	op = add_op(a, kind, kind == FS_RO_OVERLAY ? FS_READONLY : 0,
 		    kind == FS_OVERLAY ? args[0] : NULL, dest);
-	op->lower = plan->overlay_srcs;
-	op->n_lower = plan->n_overlay_srcs;
-	plan->overlay_srcs = NULL;
-	plan->n_overlay_srcs = 0;
+	op->lower = p->overlay_srcs;
+	op->n_lower = p->n_overlay_srcs;
+	p->overlay_srcs = NULL;
+	p->n_overlay_srcs = 0;
 	if (kind == FS_OVERLAY)
 		op->workdir = xstrdup(args[1]);
 	return 0;
@@ -1048,7 +1058,9 @@ static int apply_protocol(struct apply_ctx *a)
 	case OPT_RO_BIND_FD: return apply_fd_op(a, FS_BIND_FD, FS_READONLY);
 	case OPT_SECCOMP: return apply_seccomp_fd(a, true);
 	case OPT_ADD_SECCOMP_FD: return apply_seccomp_fd(a, false);
-	case OPT_OVERLAY_SRC: push_str(&plan->overlay_srcs, &plan->n_overlay_srcs, args[0]); return 0;
+	case OPT_OVERLAY_SRC:
+		push_str(&a->p->overlay_srcs, &a->p->n_overlay_srcs, args[0]);
+		return 0;
 	case OPT_OVERLAY: return apply_overlay(a, FS_OVERLAY);
 	case OPT_TMP_OVERLAY: return apply_overlay(a, FS_TMP_OVERLAY);
 	case OPT_RO_OVERLAY: return apply_overlay(a, FS_RO_OVERLAY);
@@ -1137,7 +1149,7 @@ static int apply_limits(struct apply_ctx *a)
 
 static const char *caller_env(struct apply_ctx *a, const char *name)
 {
-	return env_value(a->envp, name);
+	return env_value(a->p->envp, name);
 }
 
 /* systemd socket activation: LISTEN_FDS fds from 3 on, meant for hutch
@@ -1202,16 +1214,16 @@ static int apply_interaction(struct apply_ctx *a)
  * the option that follows them. */
 static int check_pending(struct apply_ctx *a)
 {
-	struct plan *plan = a->plan;
+	struct parse_ctx *p = a->p;
 	int key = a->rec->key;
 
 	if (key == OPT_PERMS || key == OPT_SIZE)
 		return 0;
-	if (plan->have_next_perms)
+	if (p->have_next_perms)
 		return fail(a, "--perms must be followed by an option that creates a file");
-	if (plan->next_size)
+	if (p->next_size)
 		return fail(a, "--size must be followed by --tmpfs");
-	if (key != OPT_OVERLAY_SRC && plan->n_overlay_srcs > 0)
+	if (key != OPT_OVERLAY_SRC && p->n_overlay_srcs > 0)
 		return fail(a, "--overlay-src must be followed by another --overlay-src "
 			    "or one of --overlay, --tmp-overlay, or --ro-overlay");
 	return 0;
@@ -1246,10 +1258,10 @@ static int apply_option(struct apply_ctx *a)
 	return fail(a, "internal error: option %s has no meaning", rec->origin);
 }
 
-int cli_apply(struct plan *plan, const struct option_record *rec,
-	      char *const *envp, char *err, size_t errlen)
+int cli_apply(struct parse_ctx *p, const struct option_record *rec,
+	      char *err, size_t errlen)
 {
-	struct apply_ctx a = { plan, rec, envp, err, errlen };
+	struct apply_ctx a = { p, p->plan, rec, err, errlen };
 
 	return apply_option(&a) < 0 ? -1 : check_pending(&a);
 }

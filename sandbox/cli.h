@@ -7,6 +7,20 @@
 #include <stddef.h>
 #include "plan.h"
 
+/* What only the parser needs, for the length of plan_parse: the state
+ * one option leaves for the next, and what the final checks ask about.
+ * The plan holds only what the stages, --explain and --doctor read. */
+struct parse_ctx {
+	struct plan *plan;
+	char *const *envp;		/* the caller's environment */
+	mode_t next_perms;		/* pending --perms for the next op */
+	bool have_next_perms;
+	unsigned long long next_size;	/* pending --size for the next --tmpfs */
+	char **overlay_srcs;		/* --overlay-src given since the last overlay */
+	size_t n_overlay_srcs;
+	bool uid_set, gid_set;		/* --uid, --gid given */
+};
+
 /* One option as given: its key, its arguments and where it came from.
  * Parsing records options first and applies them second, so that
  * profiles named on the command line apply before its other options. */
@@ -29,8 +43,8 @@ struct record_list {
 int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	       bool in_profile, struct record_list *out, char *err, size_t errlen);
 /* Apply one recorded option to the plan. */
-int cli_apply(struct plan *plan, const struct option_record *rec,
-	      char *const *envp, char *err, size_t errlen);
+int cli_apply(struct parse_ctx *p, const struct option_record *rec,
+	      char *err, size_t errlen);
 void records_free(struct record_list *list);
 /* Does a long option of this name exist for this mode (profiles use it)? */
 bool cli_option_exists(const struct plan *plan, const char *name);
