@@ -1,4 +1,7 @@
-/* The option table shared by the command line and profiles. */
+/* The parser's face to parse.c and profile.c: options recorded from the
+ * command line, --args fds and profiles, then applied to the plan with
+ * the parser's scratch (struct parse_ctx).  The table itself and the
+ * apply functions are inside (options.h). */
 #ifndef HUTCH_CLI_H
 #define HUTCH_CLI_H
 
@@ -24,8 +27,10 @@ struct parse_ctx {
 /* One option as given: its key, its arguments and where it came from.
  * Parsing records options first and applies them second, so that
  * profiles named on the command line apply before its other options. */
+struct opt_spec;
+
 struct option_record {
-	int key;
+	const struct opt_spec *spec;	/* its row in the option table */
 	char *args[3];
 	char *origin;
 };
@@ -51,8 +56,8 @@ bool cli_option_exists(const struct plan *plan, const char *name);
 /* Is this record a --profile?  Does the list ask for --help or --version? */
 bool cli_is_profile(const struct option_record *rec);
 bool cli_wants_info(const struct record_list *list);
-/* The long name of the option KEY records (without dashes), or NULL. */
-const char *cli_option_name(int key);
+/* The long name of the option REC records (without dashes). */
+const char *cli_option_name(const struct option_record *rec);
 /* Print the --help text. */
 void cli_help(const struct plan *plan, FILE *out);
 

@@ -80,7 +80,7 @@ static int apply_record(struct parse_ctx *p, const struct option_record *rec,
 			char *err, size_t errlen)
 {
 	struct plan *plan = p->plan;
-	const char *name = cli_option_name(rec->key);
+	const char *name = cli_option_name(rec);
 	char why[4096];
 
 	if (cli_apply(p, rec, err, errlen) == 0)
