@@ -103,6 +103,5 @@ int opt_set_once_str(struct apply_ctx *a, char **field)
  * errors (a warning turns it into <4>). */
 void opt_take_level_prefix(struct plan *plan)
 {
-	plan->level_prefix = true;
 	plan->prog = plan->mode == MODE_BWRAP ? "<3>bwrap" : "<3>hutch";
 }

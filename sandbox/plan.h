@@ -157,7 +157,6 @@ struct plan {
 	bool seccomp_fd_given;	/* --seccomp (not repeatable) */
 	bool overlay_src_left;	/* an --overlay-src no overlay took: the
 				   prepare stage fails, as bwrap's set-up does */
-	bool level_prefix;
 	char *exec_label;
 	char *file_label;
 	bool disable_userns;
