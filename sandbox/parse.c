@@ -149,8 +149,6 @@ static int apply_profiles(struct parse_ctx *p, const struct record_list *cl,
 	return r;
 }
 
-/* The current directory is bound at its own path, unless it would expose
- * the home directory or host sockets (cwd.c). */
 /* A guard's refusal (R < 0, ERR) fails the parse, except for --explain,
  * which shows the plan and the first refusal, so it can be read. */
 static int refusal(struct plan *plan, int r, const char *err)
@@ -162,6 +160,8 @@ static int refusal(struct plan *plan, int r, const char *err)
 	return 0;
 }
 
+/* The current directory is bound at its own path, unless it would expose
+ * the home directory or host sockets (cwd.c). */
 static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
