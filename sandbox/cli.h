@@ -1,4 +1,7 @@
-/* The option table shared by the command line and profiles. */
+/* The parser's face to parse.c and profile.c: options recorded from the
+ * command line, --args fds and profiles, then applied to the plan with
+ * the parser's scratch (struct parse_ctx).  The table itself and the
+ * apply functions are inside (options.h). */
 #ifndef HUTCH_CLI_H
 #define HUTCH_CLI_H
 
@@ -7,11 +10,27 @@
 #include <stddef.h>
 #include "plan.h"
 
+/* What only the parser needs, for the length of plan_parse: the state
+ * one option leaves for the next, and what the final checks ask about.
+ * The plan holds only what the stages, --explain and --doctor read. */
+struct parse_ctx {
+	struct plan *plan;
+	char *const *envp;		/* the caller's environment */
+	mode_t next_perms;		/* pending --perms for the next op */
+	bool have_next_perms;
+	unsigned long long next_size;	/* pending --size for the next --tmpfs */
+	char **overlay_srcs;		/* --overlay-src given since the last overlay */
+	size_t n_overlay_srcs;
+	bool uid_set, gid_set;		/* --uid, --gid given */
+};
+
 /* One option as given: its key, its arguments and where it came from.
  * Parsing records options first and applies them second, so that
  * profiles named on the command line apply before its other options. */
+struct opt_spec;
+
 struct option_record {
-	int key;
+	const struct opt_spec *spec;	/* its row in the option table */
 	char *args[3];
 	char *origin;
 };
@@ -29,16 +48,16 @@ struct record_list {
 int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	       bool in_profile, struct record_list *out, char *err, size_t errlen);
 /* Apply one recorded option to the plan. */
-int cli_apply(struct plan *plan, const struct option_record *rec,
-	      char *const *envp, char *err, size_t errlen);
+int cli_apply(struct parse_ctx *p, const struct option_record *rec,
+	      char *err, size_t errlen);
 void records_free(struct record_list *list);
 /* Does a long option of this name exist for this mode (profiles use it)? */
 bool cli_option_exists(const struct plan *plan, const char *name);
 /* Is this record a --profile?  Does the list ask for --help or --version? */
 bool cli_is_profile(const struct option_record *rec);
 bool cli_wants_info(const struct record_list *list);
-/* The long name of the option KEY records (without dashes), or NULL. */
-const char *cli_option_name(int key);
+/* The long name of the option REC records (without dashes). */
+const char *cli_option_name(const struct option_record *rec);
 /* Print the --help text. */
 void cli_help(const struct plan *plan, FILE *out);
 

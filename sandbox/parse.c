@@ -76,13 +76,14 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 /* In hutch mode an option that fails is named, and one from a profile
  * names the profile's FILE:LINE too, so that a bad line can be found
  * among composed and included ones.  (bwrap mode keeps bwrap's texts.) */
-static int apply_record(struct plan *plan, const struct option_record *rec,
-			char **envp, char *err, size_t errlen)
+static int apply_record(struct parse_ctx *p, const struct option_record *rec,
+			char *err, size_t errlen)
 {
-	const char *name = cli_option_name(rec->key);
+	struct plan *plan = p->plan;
+	const char *name = cli_option_name(rec);
 	char why[4096];
 
-	if (cli_apply(plan, rec, envp, err, errlen) == 0)
+	if (cli_apply(p, rec, err, errlen) == 0)
 		return 0;
 	if (plan->mode != MODE_HUTCH)
 		return -1;
@@ -98,32 +99,34 @@ static int apply_record(struct plan *plan, const struct option_record *rec,
 	return -1;
 }
 
-static int apply_records(struct plan *plan, const struct record_list *list,
-			 char **envp, char *err, size_t errlen)
+static int apply_records(struct parse_ctx *p, const struct record_list *list,
+			 char *err, size_t errlen)
 {
 	for (size_t i = 0; i < list->n; i++)
-		if (apply_record(plan, &list->recs[i], envp, err, errlen) < 0)
+		if (apply_record(p, &list->recs[i], err, errlen) < 0)
 			return -1;
 	return 0;
 }
 
 /* bwrap acts on each option as it reads it, so the options before a bad
  * one still warn, or fail first with their own error. */
-static void apply_before_bad_option(struct plan *plan, const struct record_list *cl,
-				    char **envp, char *err, size_t errlen)
+static void apply_before_bad_option(struct parse_ctx *p, const struct record_list *cl,
+				    char *err, size_t errlen)
 {
 	char bad[4096];
 
 	snprintf(bad, sizeof(bad), "%s", err);
-	if (apply_records(plan, cl, envp, err, errlen) == 0)
+	if (apply_records(p, cl, err, errlen) == 0)
 		snprintf(err, errlen, "%s", bad);
 }
 
 /* Profiles named on the command line apply first, in their order; in
  * hutch mode "default" applies when none is named. */
-static int apply_profiles(struct plan *plan, const struct record_list *cl,
-			  char **envp, char *err, size_t errlen)
+static int apply_profiles(struct parse_ctx *p, const struct record_list *cl,
+			  char *err, size_t errlen)
 {
+	struct plan *plan = p->plan;
+	char *const *envp = p->envp;
 	struct record_list prof = { 0 };
 	bool named = false;
 	int r = 0;
@@ -141,13 +144,11 @@ static int apply_profiles(struct plan *plan, const struct record_list *cl,
 	if (r == 0 && !named)
 		r = profile_record(plan, "default", envp, &prof, err, errlen);
 	if (r == 0)
-		r = apply_records(plan, &prof, envp, err, errlen);
+		r = apply_records(p, &prof, err, errlen);
 	records_free(&prof);
 	return r;
 }
 
-/* The current directory is bound at its own path, unless it would expose
- * the home directory or host sockets (cwd.c). */
 /* A guard's refusal (R < 0, ERR) fails the parse, except for --explain,
  * which shows the plan and the first refusal, so it can be read. */
 static int refusal(struct plan *plan, int r, const char *err)
@@ -159,6 +160,8 @@ static int refusal(struct plan *plan, int r, const char *err)
 	return 0;
 }
 
+/* The current directory is bound at its own path, unless it would expose
+ * the home directory or host sockets (cwd.c). */
 static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t errlen)
 {
 	char cwd[PATH_MAX];
@@ -250,8 +253,10 @@ static int check_hutch_caps(const struct plan *plan, char *err, size_t errlen)
 	return 0;
 }
 
-static int finish_namespaces(struct plan *plan, char *err, size_t errlen)
+static int finish_namespaces(const struct parse_ctx *p, char *err, size_t errlen)
 {
+	struct plan *plan = p->plan;
+
 	plan->clone_flags |= CLONE_NEWNS;
 	if (plan->mode == MODE_HUTCH)
 		plan->clone_flags |= CLONE_NEWUSER | CLONE_NEWPID;
@@ -259,10 +264,10 @@ static int finish_namespaces(struct plan *plan, char *err, size_t errlen)
 		plan->clone_flags |= CLONE_NEWUSER;	/* bwrap without setuid */
 	if (plan->share_net)
 		plan->clone_flags &= ~CLONE_NEWNET;
-	if ((plan->uid_set || plan->gid_set) && !(plan->clone_flags & CLONE_NEWUSER) &&
+	if ((p->uid_set || p->gid_set) && !(plan->clone_flags & CLONE_NEWUSER) &&
 	    plan->userns_fd < 0) {
 		snprintf(err, errlen, "Specifying --%s requires --unshare-user or --userns",
-			 plan->uid_set ? "uid" : "gid");
+			 p->uid_set ? "uid" : "gid");
 		return -1;
 	}
 	if (plan->hostname && !(plan->clone_flags & CLONE_NEWUTS)) {
@@ -272,26 +277,38 @@ static int finish_namespaces(struct plan *plan, char *err, size_t errlen)
 	return 0;
 }
 
+/* The parser's scratch ends with the parse; the prepare stage fails on
+ * an --overlay-src left over, as bwrap's set-up does. */
+static void end_parse_ctx(struct parse_ctx *p)
+{
+	p->plan->overlay_src_left = p->n_overlay_srcs > 0;
+	for (size_t i = 0; i < p->n_overlay_srcs; i++)
+		free(p->overlay_srcs[i]);
+	free(p->overlay_srcs);
+	memset(p, 0, sizeof(*p));
+}
+
 int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	       char *err, size_t errlen)
 {
+	struct parse_ctx p = { .plan = plan, .envp = envp };
 	struct record_list cl = { 0 };
 	int r;
 
 	init_plan(plan, argv, envp);
 	r = cli_record(plan, argc, argv, "command line", false, &cl, err, errlen);
 	if (r < 0 && plan->mode == MODE_BWRAP)
-		apply_before_bad_option(plan, &cl, envp, err, errlen);
+		apply_before_bad_option(&p, &cl, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !cli_wants_info(&cl))
-		r = apply_profiles(plan, &cl, envp, err, errlen);
+		r = apply_profiles(&p, &cl, err, errlen);
 	if (r == 0)
-		r = apply_records(plan, &cl, envp, err, errlen);
+		r = apply_records(&p, &cl, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH)
 		r = fds_check_passed(plan, err, errlen);
 	if (r == 0 && !plan->show_help && !plan->show_version)
 		r = take_command(plan, &cl, err, errlen);
 	if (r == 0 && plan->argv)
-		r = finish_namespaces(plan, err, errlen);
+		r = finish_namespaces(&p, err, errlen);
 	if (r == 0)
 		r = check_hutch_caps(plan, err, errlen);
 	if (r == 0 && plan->argv)
@@ -311,5 +328,6 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	if (r == 0 && plan->mode == MODE_BWRAP && plan->caller_uid == 0)
 		plan->caps_add |= policy_effective_caps();
 	records_free(&cl);
+	end_parse_ctx(&p);
 	return r;
 }

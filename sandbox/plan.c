@@ -29,15 +29,6 @@ struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind)
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
 	op->fd = -1;
-	if (plan->have_next_perms && plan_kind_takes_perms(kind)) {
-		op->perms = plan->next_perms;
-		op->has_perms = true;
-		plan->have_next_perms = false;
-	}
-	if (kind == FS_TMPFS) {
-		op->size = plan->next_size;
-		plan->next_size = 0;
-	}
 	return op;
 }
 
@@ -132,7 +123,6 @@ void plan_free(struct plan *plan)
 	for (size_t i = 0; i < plan->n_syscall_rules; i++)
 		free(plan->syscall_rules[i].name);
 	free(plan->syscall_rules);
-	free_strv(plan->profiles, plan->n_profiles);
 	free_strv(plan->warnings, plan->n_warnings);
 	if (plan->argv)
 		for (char **a = plan->argv; *a; a++)
@@ -144,7 +134,6 @@ void plan_free(struct plan *plan)
 	free(plan->seccomp_policy);
 	free(plan->pass_fds);
 	free_strv(plan->lock_files, plan->n_lock_files);
-	free_strv(plan->overlay_srcs, plan->n_overlay_srcs);
 	free(plan->seccomp_fds);
 	free(plan->exec_label);
 	free(plan->file_label);

@@ -35,7 +35,7 @@ enum fs_kind {
 	FS_MIRROR,	/* --mirror PATH: a host symlink stays a symlink, a
 			   directory or file is bound read-only, absent is skipped */
 	FS_BIND_FD,	/* --bind-fd / --ro-bind-fd FD DEST */
-	FS_OVERLAY,	/* --overlay RWSRC WORKDIR DEST (lower: overlay_srcs) */
+	FS_OVERLAY,	/* --overlay RWSRC WORKDIR DEST (lower: --overlay-src) */
 	FS_TMP_OVERLAY,	/* --tmp-overlay DEST: upper layer on a tmpfs */
 	FS_RO_OVERLAY,	/* --ro-overlay DEST: no upper layer */
 };
@@ -103,7 +103,6 @@ struct plan {
 	/* identity */
 	uid_t uid;		/* uid inside; caller's unless --uid */
 	gid_t gid;
-	bool uid_set, gid_set;
 	uid_t caller_uid;	/* real ids of the caller */
 	gid_t caller_gid;
 	char *hostname;
@@ -111,9 +110,6 @@ struct plan {
 	/* filesystem, in order */
 	struct fs_op *ops;
 	size_t n_ops;
-	mode_t next_perms;	/* pending --perms for the next op */
-	bool have_next_perms;
-	unsigned long long next_size; /* pending --size */
 
 	/* process */
 	char **env;		/* COMMAND's environment, NULL-terminated */
@@ -159,9 +155,8 @@ struct plan {
 	int *seccomp_fds;	/* --seccomp and --add-seccomp-fd, in order */
 	size_t n_seccomp_fds;
 	bool seccomp_fd_given;	/* --seccomp (not repeatable) */
-	char **overlay_srcs;	/* pending --overlay-src */
-	size_t n_overlay_srcs;
-	bool level_prefix;
+	bool overlay_src_left;	/* an --overlay-src no overlay took: the
+				   prepare stage fails, as bwrap's set-up does */
 	char *exec_label;
 	char *file_label;
 	bool disable_userns;
@@ -201,11 +196,6 @@ struct plan {
 	 * parser itself writes nothing) */
 	char **warnings;
 	size_t n_warnings;
-
-	/* profiles already applied (for include-loop detection) */
-	char **profiles;
-	size_t n_profiles;
-	bool profile_given;	/* any --profile on the command line */
 };
 
 /* Parse ARGC/ARGV (ARGV[0] decides the mode) with ENVP as the caller's
@@ -218,9 +208,8 @@ void plan_free(struct plan *plan);
 /* The name of an fs operation ("bind", "tmpfs", ...). */
 const char *plan_op_name(enum fs_kind kind);
 
-/* Build helpers used by the option table.  A new operation takes the
- * pending --perms if it creates something with a mode (see
- * plan_kind_takes_perms), and a tmpfs the pending --size. */
+/* Build helpers used by the option table.  plan_kind_takes_perms: does
+ * an operation of KIND take a pending --perms (the parser's, cli.c)? */
 struct fs_op *plan_add_op(struct plan *plan, enum fs_kind kind);
 bool plan_kind_takes_perms(enum fs_kind kind);
 int plan_setenv(struct plan *plan, const char *name, const char *value);

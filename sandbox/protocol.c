@@ -130,7 +130,7 @@ int protocol_prepare(struct sandbox *sb)
 		return fail_msg(sb, plan->mode == MODE_BWRAP ?
 				"prepare: labeling not supported on this system" :
 				"prepare: labeling not supported on this system (SELinux is not enabled)");
-	if (plan->n_overlay_srcs > 0)
+	if (plan->overlay_src_left)
 		return fail_msg(sb, "prepare: --overlay-src must be followed by another --overlay-src "
 				"or one of --overlay, --tmp-overlay, or --ro-overlay");
 	if (check_userns_options(sb) < 0)
