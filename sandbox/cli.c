@@ -230,8 +230,10 @@ static const char *count_word(int n)
 	return n == 2 ? "two arguments" : n == 3 ? "three arguments" : "an argument";
 }
 
+/* Record option S with ARG (its first argument, or NULL) and the rest of
+ * its arguments from ARGV[*NEXT...ARGC). */
 static error_t record_option(struct record_ctx *ctx, const struct opt_spec *s,
-			     char *arg, struct argp_state *state)
+			     char *arg, char **argv, int argc, int *next)
 {
 	struct option_record rec = { .spec = s };
 
@@ -244,7 +246,7 @@ static error_t record_option(struct record_ctx *ctx, const struct opt_spec *s,
 	if (arg)
 		rec.args[0] = xstrdup(arg);
 	for (int i = 1; i < s->nargs; i++) {
-		if (state->next >= state->argc) {
+		if (*next >= argc) {
 			snprintf(ctx->err, ctx->errlen, "--%s takes %s",
 				 s->name, count_word(s->nargs));
 			ctx->failed = true;
@@ -252,7 +254,7 @@ static error_t record_option(struct record_ctx *ctx, const struct opt_spec *s,
 				free(rec.args[j]);
 			return EINVAL;
 		}
-		rec.args[i] = xstrdup(state->argv[state->next++]);
+		rec.args[i] = xstrdup(argv[(*next)++]);
 	}
 	rec.origin = xstrdup(ctx->origin);
 	ctx->out->recs = xreallocarray(ctx->out->recs, ctx->out->n + 1,
@@ -373,7 +375,7 @@ static error_t on_option(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	if (opt_is(s, "args"))
 		return record_args_fd(ctx, arg, state);
-	return record_option(ctx, s, arg, state);
+	return record_option(ctx, s, arg, state->argv, state->argc, &state->next);
 }
 
 static const struct opt_spec *spec_by_name(const struct plan *plan, const char *arg)
@@ -430,6 +432,39 @@ static int check_words(struct plan *plan, int argc, char **argv, int *good,
 			return -1;
 		}
 		i += s->nargs;
+	}
+	return 0;
+}
+
+/* A profile's option line, recorded as "--NAME WORDS..." would be on a
+ * command line, but without argp: a profile holds one option a line, and
+ * the shipped ones are read at every launch. */
+int cli_record_line(struct plan *plan, const char *name, char **words, int n,
+		    const char *origin, struct record_list *out, char *err, size_t errlen)
+{
+	struct record_ctx ctx = { plan, out, origin, true, err, errlen, false };
+	const struct opt_spec *s = NULL;
+	int next = 0;
+
+	for (size_t i = 0; i < N_SPECS && !s; i++)
+		if (strcmp(specs[i].name, name) == 0 && spec_in_mode(&specs[i], plan))
+			s = &specs[i];
+	err[0] = '\0';
+	if (!s) {
+		snprintf(err, errlen, "%s: --%s: invalid option", origin, name);
+		return -1;
+	}
+	/* An optional argument is written --NAME=VALUE, as getopt takes it. */
+	if (s->nargs > 0 && !(s->flags & OPTARG) && n == 0) {
+		snprintf(err, errlen, "--%s takes %s", s->name, count_word(s->nargs));
+		return -1;
+	}
+	if (record_option(&ctx, s, s->nargs > 0 && !(s->flags & OPTARG) ? words[next++] : NULL,
+			  words, n, &next) != 0)
+		return -1;
+	if (next < n) {
+		snprintf(err, errlen, "%s: %s: unexpected word", origin, words[next]);
+		return -1;
 	}
 	return 0;
 }

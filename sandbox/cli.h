@@ -47,6 +47,9 @@ struct record_list {
  * the options a profile may not hold. */
 int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	       bool in_profile, struct record_list *out, char *err, size_t errlen);
+/* One profile line: option NAME (no "--") and its N words. */
+int cli_record_line(struct plan *plan, const char *name, char **words, int n,
+		    const char *origin, struct record_list *out, char *err, size_t errlen);
 /* Apply one recorded option to the plan. */
 int cli_apply(struct parse_ctx *p, const struct option_record *rec,
 	      char *err, size_t errlen);

@@ -180,7 +180,6 @@ static int record_profile(struct profile_ctx *p, const char *name);
 static int record_words(struct line_ctx *l, char **words, int n)
 {
 	struct profile_ctx *p = l->p;
-	char *argv[MAX_WORDS + 2];
 	char *origin;
 	int r;
 
@@ -191,14 +190,9 @@ static int record_words(struct line_ctx *l, char **words, int n)
 	}
 	if (!cli_option_exists(p->plan, words[0]))
 		return line_error(l, words[0], "unknown option or not allowed in a profile");
-	argv[0] = (char *)"hutch";
-	argv[1] = xasprintf("--%s", words[0]);
-	for (int i = 1; i < n; i++)
-		argv[i + 1] = words[i];
-	argv[n + 1] = NULL;
 	origin = xasprintf("%s:%d", l->file, l->lineno);
-	r = cli_record(p->plan, n + 1, argv, origin, true, p->out, p->err,
-		       p->errlen);
+	r = cli_record_line(p->plan, words[0], words + 1, n - 1, origin, p->out, p->err,
+			    p->errlen);
 	if (r < 0 && strncmp(p->err, origin, strlen(origin)) != 0) {
 		char why[256];
 
@@ -210,7 +204,6 @@ static int record_words(struct line_ctx *l, char **words, int n)
 		snprintf(why, sizeof(why), "parse: %s", p->err);
 		snprintf(p->err, p->errlen, "%s", why);
 	}
-	free(argv[1]);
 	free(origin);
 	return r;
 }
