@@ -1,22 +1,32 @@
 #!/bin/bash
-# tests/vm/rootless.sh [HUTCH]: hutch run by a normal user in a real logind
-# session, with her user manager running (make check-vm runs it as alice,
-# uid 1001, in the guest; it runs anywhere else too).  HUTCH defaults to
-# ./hutch.  One line per check, "ok" or "FAILED", then the exit code and,
-# indented, the check's stderr (and stdout, if any); at the end
-# "N passed, N failed".  To add a check: one more `check` line below.
+# tests/vm/smoke.sh [HUTCH]: hutch as its users start it on a systemd
+# machine, in one of two places (make check-vm runs both in the guest):
+#   a normal user in a real logind session, with her user manager running
+#     (alice, uid 1001);
+#   root from a system service (systemd-run, a transient unit of
+#     system.slice, no login session).
+# It runs anywhere else too.  HUTCH defaults to ./hutch.  One line per
+# check, "ok" or "FAILED", then the exit code and, indented, the check's
+# stderr (and stdout, if any); at the end "N passed, N failed".  To add a
+# check: one more `check` line below.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 H=${1:-./hutch}
 case $H in /*) ;; *) H=$PWD/$H ;; esac
 passed=0 failed=0 failures=""
-tmp=$(mktemp -d /tmp/hutch-rootless.XXXXXX)
+tmp=$(mktemp -d /tmp/hutch-smoke.XXXXXX)
+chmod 0755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
 if [ "$(id -u)" = 0 ]; then
-	echo "rootless.sh: run this as a normal user, not as root" >&2
-	exit 2
+	place=service
+	if [ -n "${XDG_SESSION_ID:-}" ]; then
+		echo "smoke.sh: as root, run this from a system service (systemd-run --wait --pipe), not a login session" >&2
+		exit 2
+	fi
+else
+	place=login
 fi
 
 indent() { sed -n "1,${2:-40}s/^/    $1/p"; }
@@ -69,18 +79,40 @@ delegated_scope_enforces() {
 	[ "$rc" = 0 ] && ! grep -q 'not enforced' "$tmp/err2"
 }
 
-export -f session_is_logind user_manager_runs delegated_scope_enforces
+# Root from a system service: a transient unit of system.slice.
+in_system_service() {
+	local cg
+	cg=$(cat /proc/self/cgroup)
+	echo "$cg"
+	[[ $cg =~ ^0::/system\.slice/[^/]+\.service$ ]]
+}
+# A service with Delegate=yes: the limits hold through its cgroup.
+delegated_service_enforces() {
+	local rc
+	systemd-run --wait --pipe --quiet --collect -p Delegate=yes \
+		-p WorkingDirectory="$PWD" "$H" --memory 64M --pids 100 true 2>"$tmp/err2"
+	rc=$?
+	cat "$tmp/err2" >&2
+	[ "$rc" = 0 ] && ! grep -q 'not enforced' "$tmp/err2"
+}
+
+export -f session_is_logind user_manager_runs delegated_scope_enforces \
+	in_system_service delegated_service_enforces
 export H tmp
 
 # From a project directory of the user's own, as a developer would run
 # hutch: not the checkout, whose ./hutch the profiles that make the
 # current directory writable rightly refuse to expose.
-project=$HOME/src/rootless-project
+if [ $place = login ]; then project=$HOME/src/smoke-project; else project=$tmp/project; fi
 mkdir -p "$project"
 cd "$project" || exit 2
-echo "rootless checks as $(id -un) (uid $(id -u)) on Linux $(uname -r), hutch $H, in $PWD"
-check session-is-logind 0 '' session_is_logind
-check user-manager-runs 0 '' user_manager_runs
+echo "smoke checks as $(id -un) (uid $(id -u)) from a $place on Linux $(uname -r), hutch $H, in $PWD"
+if [ $place = login ]; then
+	check session-is-logind 0 '' session_is_logind
+	check user-manager-runs 0 '' user_manager_runs
+else
+	check in-system-service 0 '' in_system_service
+fi
 check doctor 0 '' "$H" --doctor
 check default-echo 0 '^in-sandbox$' "$H" sh -c 'echo in-sandbox'
 check none-unshare-all-proc 0 '' "$H" --profile none --unshare-all --ro-bind / / --proc /proc true
@@ -88,8 +120,13 @@ for p in "$repo"/profiles/*; do
 	[ -f "$p" ] || continue
 	check "profile-$(basename "$p")" 0 '' "$H" --profile "$(basename "$p")" true
 done
-check delegated-scope 0 '' systemd-run --user --scope -p Delegate=yes "$H" --memory 64M --pids 100 true
-check delegated-scope-enforces 0 '' delegated_scope_enforces
+check memory-pids 0 '' "$H" --memory 64M --pids 100 true
+if [ $place = login ]; then
+	check delegated-scope 0 '' systemd-run --user --scope -p Delegate=yes "$H" --memory 64M --pids 100 true
+	check delegated-scope-enforces 0 '' delegated_scope_enforces
+else
+	check delegated-service-enforces 0 '' delegated_service_enforces
+fi
 
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"
