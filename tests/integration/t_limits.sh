@@ -212,6 +212,22 @@ test_cgroup_limits_enforced() {
 	assert_eq "$before" "$(hutch_cgroups)" "the cgroup is gone afterwards"
 }
 
+# --cpu 0.2: a busy loop of 2 s wall gets about 0.4 s of CPU (cpu.max),
+# against the 2 s it takes when nothing limits it.  The CPU time is what
+# the shell inside counts for its children (`times`).
+test_cgroup_cpu_share() {
+	local before out used
+	cgroup2_has cpu || skip "no cgroup v2 cpu controller here ($(cgroup2_none))"
+	before=$(hutch_cgroups)
+	out=$(as_root "$H" --cpu 0.2 sh -c 'timeout 2 sh -c "while :; do :; done"; times' 2>"$T/err")
+	used=$(printf '%s\n' "$out" | awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/);
+		printf "%.2f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
+	assert_eq "" "$(cat "$T/err")" "nothing said"
+	awk -v u="$used" 'BEGIN { exit !(u > 0.1 && u < 0.8) }' ||
+		fail "--cpu 0.2 for 2 s: ${used}s of CPU used, want about 0.4 (times: $out)"
+	assert_eq "$before" "$(hutch_cgroups)" "the cgroup is gone afterwards"
+}
+
 # A run killed before its end leaves its cgroup; the next start removes
 # it when its supervisor is gone, and leaves a live one's alone.
 test_left_over_cgroup_removed() {
