@@ -108,6 +108,20 @@ unsigned long long proc_start_time(pid_t pid)
 	return t;
 }
 
+long proc_read_number(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
 void close_fd(int *fd)
 {
 	if (*fd >= 0) {

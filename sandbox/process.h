@@ -24,6 +24,10 @@ pid_t proc_parent_of(pid_t pid);
  * names a process for good (a pid alone is recycled). */
 unsigned long long proc_start_time(pid_t pid);
 
+/* The number a small /proc or /sys file (a sysctl) holds, or -1 when
+ * it cannot be read. */
+long proc_read_number(const char *path);
+
 /* Close *FD unless it is -1, and set it to -1. */
 void close_fd(int *fd);
 

@@ -382,27 +382,3 @@ int stage_run(struct sandbox *sb)
 		return -1;
 	return supervise_loop_run(sb, &namespace_ops, NULL);
 }
-
-static int signal_status(int sig)
-{
-	return 128 + sig;
-}
-
-int supervise_exit_status(struct sandbox *sb)
-{
-	struct run_state *rs = &sb->run;
-	struct plan *plan = sb->plan;
-
-	if (rs->stuck)
-		return 125;
-	if (rs->log_len > 0)
-		return rs->code == CLD_EXITED ? rs->status : failure_status(plan);
-	if (rs->timed_out && plan->mode == MODE_HUTCH)
-		return 124;
-	/* pid 1 gone before COMMAND ran is hutch's failure, not COMMAND's. */
-	if (plan->mode == MODE_HUTCH && !rs->exec_seen)
-		return 125;
-	if (rs->code == CLD_EXITED)
-		return rs->status;
-	return signal_status(rs->status);
-}

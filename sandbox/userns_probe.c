@@ -21,22 +21,9 @@
 #include <unistd.h>
 
 #include "bwrap_text.h"
+#include "process.h"
 #include "sandbox.h"
 #include "userns_probe.h"
-
-static long read_number(const char *path)
-{
-	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
-}
 
 static int write_text(const char *path, const char *text)
 {
@@ -50,28 +37,13 @@ static int write_text(const char *path, const char *text)
 	return n < 0 ? -1 : 0;
 }
 
-#define USERNS_CLONE_SYSCTL "/proc/sys/kernel/unprivileged_userns_clone"
-#define APPARMOR_SYSCTL "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
-#define MAX_USERNS_SYSCTL "/proc/sys/user/max_user_namespaces"
-
-enum probe_step { PROBE_OK, PROBE_UNSHARE, PROBE_MAP, PROBE_MOUNT, PROBE_FAILED };
-
-struct probe {
-	int step;	/* the first step that failed */
-	int err;
-};
-
-enum refusal {
-	REFUSED_NOT, REFUSED_SECCOMP, REFUSED_SYSCTL, REFUSED_COUNT, REFUSED_APPARMOR,
-	REFUSED_KERNEL, REFUSED_OTHER,
-};
 
 static const struct { const char *reason, *fix; } refusals[] = {
 	[REFUSED_SECCOMP] = {
 		"a seccomp filter refuses clone and unshare with CLONE_NEWUSER, "
 		"as Docker's default profile does",
-		"run the container with --security-opt seccomp=unconfined or a profile "
-		"allowing clone with CLONE_NEWUSER" },
+		"run the container with --security-opt seccomp=unconfined, or a seccomp "
+		"profile that allows clone, clone3, unshare and mount in user namespaces" },
 	[REFUSED_SYSCTL] = {
 		"kernel.unprivileged_userns_clone is 0",
 		"sysctl -w kernel.unprivileged_userns_clone=1" },
@@ -95,23 +67,23 @@ static const struct { const char *reason, *fix; } refusals[] = {
 /* In the probe process: the steps of a sandbox's set-up, alone. */
 static void __attribute__((noreturn)) probe_steps(int out)
 {
-	struct probe r = { PROBE_OK, 0 };
+	struct userns_trial r = { USERNS_OK, 0 };
 	char map[32];
 
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned)geteuid());
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-		r = (struct probe){ PROBE_UNSHARE, errno };
+		r = (struct userns_trial){ USERNS_UNSHARE, errno };
 	else if (write_text("/proc/self/setgroups", "deny") < 0 ||
 		 write_text("/proc/self/uid_map", map) < 0)
-		r = (struct probe){ PROBE_MAP, errno };
+		r = (struct userns_trial){ USERNS_MAP, errno };
 	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		r = (struct probe){ PROBE_MOUNT, errno };
+		r = (struct userns_trial){ USERNS_MOUNT, errno };
 	_exit(write(out, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
 }
 
-static struct probe run_probe(void)
+static struct userns_trial run_probe(void)
 {
-	struct probe r = { PROBE_FAILED, 0 };
+	struct userns_trial r = { USERNS_FAILED, 0 };
 	int p[2];
 	pid_t pid;
 
@@ -123,14 +95,14 @@ static struct probe run_probe(void)
 	close(p[1]);
 	if (pid > 0) {
 		if (read(p[0], &r, sizeof(r)) != sizeof(r))
-			r = (struct probe){ PROBE_FAILED, 0 };
+			r = (struct userns_trial){ USERNS_FAILED, 0 };
 		waitpid(pid, NULL, 0);
 	}
 	close(p[0]);
 	return r;
 }
 
-static bool seccomp_filtered(void)
+bool userns_seccomp_filtered(void)
 {
 	char line[256];
 	FILE *f = fopen("/proc/self/status", "re");
@@ -144,35 +116,40 @@ static bool seccomp_filtered(void)
 	return filtered;
 }
 
-static enum refusal classify_eperm(const struct probe *r)
+static enum userns_refusal classify_eperm(const struct userns_trial *r)
 {
-	bool apparmor = read_number(APPARMOR_SYSCTL) == 1;
+	bool apparmor = proc_read_number(APPARMOR_SYSCTL) == 1;
 
-	if (r->step != PROBE_UNSHARE)
+	if (r->step != USERNS_UNSHARE)
 		return apparmor ? REFUSED_APPARMOR : REFUSED_OTHER;
-	if (read_number(USERNS_CLONE_SYSCTL) == 0 && geteuid() != 0)
+	if (proc_read_number(USERNS_CLONE_SYSCTL) == 0 && geteuid() != 0)
 		return REFUSED_SYSCTL;
-	if (seccomp_filtered())
+	if (userns_seccomp_filtered())
 		return REFUSED_SECCOMP;
 	return apparmor ? REFUSED_APPARMOR : REFUSED_OTHER;
 }
 
-static enum refusal classify(const struct probe *r)
+enum userns_refusal userns_classify(const struct userns_trial *r)
 {
-	if (r->step == PROBE_OK || r->step == PROBE_FAILED)
+	if (r->step == USERNS_OK || r->step == USERNS_FAILED)
 		return REFUSED_NOT;	/* a user namespace alone is fine */
 	if (r->err == ENOSPC || r->err == EUSERS)
 		return REFUSED_COUNT;
-	if (r->err == EINVAL && r->step == PROBE_UNSHARE)
+	if (r->err == EINVAL && r->step == USERNS_UNSHARE)
 		return REFUSED_KERNEL;
 	if (r->err == EPERM || r->err == EACCES)
 		return classify_eperm(r);
 	return REFUSED_NOT;
 }
 
+const char *userns_fix(enum userns_refusal kind)
+{
+	return refusals[kind].fix;
+}
+
 static void count_reason(char *buf, size_t len)
 {
-	long max = read_number(MAX_USERNS_SYSCTL);
+	long max = proc_read_number(MAX_USERNS_SYSCTL);
 
 	if (max == 0)
 		snprintf(buf, len, "user.max_user_namespaces is 0");
@@ -181,18 +158,19 @@ static void count_reason(char *buf, size_t len)
 			 "(user.max_user_namespaces is %ld, or 32 levels of nesting)", max);
 }
 
-static void other_reason(const struct probe *r, char *buf, size_t len)
+static void other_reason(const struct userns_trial *r, char *buf, size_t len)
 {
 	static const char *const steps[] = {
-		[PROBE_UNSHARE] = "unshare", [PROBE_MAP] = "the uid_map write",
-		[PROBE_MOUNT] = "the first mount",
+		[USERNS_UNSHARE] = "unshare", [USERNS_MAP] = "the uid_map write",
+		[USERNS_MOUNT] = "the first mount",
 	};
 
 	snprintf(buf, len, "%s fails: %s", steps[r->step], strerror(r->err));
 }
 
 /* sb->err: "STAGE: new user namespace refused: REASON; fix: FIX". */
-static void describe_refusal(struct sandbox *sb, enum refusal kind, const struct probe *r)
+static void describe_refusal(struct sandbox *sb, enum userns_refusal kind,
+			     const struct userns_trial *r)
 {
 	const struct plan *plan = sb->plan;
 
@@ -230,8 +208,8 @@ static bool bwrap_refusal(struct sandbox *sb, int errnum)
 
 bool userns_refused_here(struct sandbox *sb, int errnum)
 {
-	struct probe r;
-	enum refusal kind;
+	struct userns_trial r;
+	enum userns_refusal kind;
 
 	if (sb->plan->mode == MODE_BWRAP)
 		return bwrap_refusal(sb, errnum);
@@ -240,7 +218,7 @@ bool userns_refused_here(struct sandbox *sb, int errnum)
 	     errnum != EUSERS && errnum != EINVAL))
 		return false;	/* not a refusal: ENOMEM, EAGAIN, ... */
 	r = run_probe();
-	kind = classify(&r);
+	kind = userns_classify(&r);
 	if (kind == REFUSED_NOT)
 		return false;
 	describe_refusal(sb, kind, &r);
@@ -249,7 +227,7 @@ bool userns_refused_here(struct sandbox *sb, int errnum)
 
 bool userns_restricted_here(struct sandbox *sb)
 {
-	if (sb->plan->mode == MODE_BWRAP || read_number(APPARMOR_SYSCTL) != 1)
+	if (sb->plan->mode == MODE_BWRAP || proc_read_number(APPARMOR_SYSCTL) != 1)
 		return false;
 	return userns_refused_here(sb, 0);
 }
