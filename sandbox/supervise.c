@@ -1,11 +1,15 @@
-/* The supervisor: prepare, clone, id maps, then one poll loop over pid
- * 1's pidfd, the signals to forward, the set-up log, init's status and a
- * timer, until pid 1 is reaped or the teardown deadline passes. */
+/* The supervisor's stages of the namespace path: prepare, clone, id maps
+ * and run, which hands pid 1 to the supervision loop (supervise_loop.c)
+ * with what is the namespace path's own: the tree is killed by closing
+ * init's control pipe (or SIGKILL to pid 1 without init), pid 1 alone is
+ * reaped (its pid namespace takes the rest), init's status lines are
+ * read, and a stuck teardown is reported from the pid namespace's
+ * members (teardown.c).  Where user namespaces are refused, clone or
+ * idmap hands over to the Landlock fallback (landlock_run.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
-#include <stdint.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,11 +18,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bwrap_text.h"
