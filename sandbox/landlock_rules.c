@@ -55,6 +55,7 @@ static const char *const dev_nodes[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
 };
 
+/* "--ro-bind /usr /usr": the operation as the caller wrote it. */
 void describe_op(const struct fs_op *op, char *buf, size_t len)
 {
 	const char *name = plan_op_name(op->kind);

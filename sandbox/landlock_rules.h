@@ -116,9 +116,6 @@ struct fallback {
 	struct fallback_facts *found;	/* the ABI in, /proc and network out */
 };
 
-
-/* "--ro-bind /usr /usr": the operation as the caller wrote it. */
-
 /* FB empty, for PLAN; failures are written to ERR.  FOUND gets what the
  * rules show (the host's /proc, no network). */
 void fallback_init(struct fallback *fb, const struct plan *plan, struct fallback_facts *found,
@@ -130,10 +127,10 @@ void fallback_free(struct fallback *fb);
 
 /* fb->err: "fallback: WHAT PATH: strerror(errno)"; -1. */
 int fallback_fail_path(struct fallback *fb, const char *what, const char *path);
-/* OP as its option and arguments, for messages. */
+/* "--ro-bind /usr /usr": the operation as the caller wrote it. */
 void describe_op(const struct fs_op *op, char *buf, size_t len);
-/* IN made absolute and clean ("." and ".." resolved, no double "/");
- * -1 when it cannot be. */
+/* PATH made canonical without the file system: absolute, no repeated or
+ * trailing '/'; "." and ".." are refused (-1), never resolved. */
 int clean_path(const char *in, char *out, size_t len);
 /* Is PATH DIR, or beneath it? */
 bool at_or_beneath(const char *path, const char *dir);
