@@ -132,6 +132,11 @@ LIB_OBJS = $(LIB_SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 build/unit/%: tests/unit/%.c tests/unit/run_suite.h $(LIB_OBJS) | build
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS)
 
+# No dependency cycle among the files of sandbox/ (from nm on build/*.o).
+.PHONY: depgraph
+depgraph: hutch
+	tests/depgraph build
+
 build/test-reaper: tests/integration/reaper.c | build
 	$(CC) $(WARN) -O2 -o $@ $<
 

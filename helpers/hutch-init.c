@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "init_sys.h"
+#include "../sandbox/signal_list.h"
 
 #define EXIT_INIT_FAILED 125
 #define EXIT_TORN_DOWN (128 + SIGKILL)
@@ -58,9 +59,7 @@ static const struct option {
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
-static const int forwarded[] = {
-	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT,
-};
+static const int forwarded[] = { INIT_FORWARDED_SIGNALS };
 
 /* ---- output ---- */
 

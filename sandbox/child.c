@@ -22,34 +22,25 @@
 
 #include "bwrap_text.h"
 #include "resource_limits.h"
+#include "landlock_confine.h"
 #include "landlock_scope.h"
 #include "log.h"
 #include "netproxy.h"
 #include "policy.h"
 #include "protect.h"
+#include "process.h"
 #include "pty.h"
 #include "report.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "setup_log.h"
+#include "signal_list.h"
 #include "status.h"
 #include "util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
-
-void child_fail(struct sandbox *sb, int status)
-{
-	size_t len = strlen(sb->err);
-
-	if (len == sizeof(sb->err) - 1)
-		len--;
-	sb->err[len++] = '\n';
-	/* One write: the supervisor reads whole lines. */
-	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], sb->err, len) < 0)
-		_exit(status);
-	_exit(status);
-}
 
 static int fail_errno(struct sandbox *sb, const char *stage, const char *what,
 		      const char *obj)
@@ -63,14 +54,6 @@ static int fail_as(struct sandbox *sb, const char *stage, const char *what,
 {
 	return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
 			       &(struct failure){ stage, what, obj, id, a, NULL }, errno);
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
 }
 
 /* The control pipe's write end is held by the supervisor alone, for its
@@ -131,6 +114,8 @@ int stage_mounts(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 
+	if (sb->fallback)
+		return 0;	/* no mount namespace: Landlock's rules, at policy */
 	if ((plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
 		return -1;
 	if (netproxy_child_listen(sb) < 0)
@@ -181,28 +166,19 @@ static int enter_nested_userns(struct sandbox *sb)
 	return 0;
 }
 
-static pid_t fork_with_pidfd(int *pidfd)
+/* This process goes on as ROLE: the stage walker runs that role's
+ * stages in it. */
+static int become(struct sandbox *sb, enum who role)
 {
-	struct clone_args args = {
-		.flags = CLONE_PIDFD,
-		.pidfd = (unsigned long long)(uintptr_t)pidfd,
-		.exit_signal = SIGCHLD,
-	};
-	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-
-	if (pid < 0 && errno == ENOSYS)
-		pid = (pid_t)syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, NULL, pidfd, NULL, 0);
-	return pid;
+	sb->role = role;
+	return STAGE_NEW_ROLE;
 }
 
 /* Signals sent to pid 1 before init has its signalfd stay pending
  * across execveat instead of being lost. */
 static int block_init_signals(struct sandbox *sb)
 {
-	static const int sigs[] = {
-		SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-		SIGWINCH, SIGCONT,
-	};
+	static const int sigs[] = { SIGCHLD, INIT_FORWARDED_SIGNALS };
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -219,6 +195,8 @@ int stage_seal(struct sandbox *sb)
 {
 	pid_t pid;
 
+	if (sb->fallback)
+		return become(sb, WHO_COMMAND);	/* no init: COMMAND is this process */
 	if (protocol_take_locks(sb) < 0 || protocol_disable_userns(sb) < 0)
 		return -1;
 	if (sb->nested_userns && enter_nested_userns(sb) < 0)
@@ -226,19 +204,17 @@ int stage_seal(struct sandbox *sb)
 	if (protocol_enter_userns2(sb) < 0 || limits_apply_nproc(sb) < 0)
 		return -1;
 	if (!sb->has_init)
-		return stages_run(sb, WHO_COMMAND, "seal", NULL);
+		return become(sb, WHO_COMMAND);
 	if (pipe2(sb->go_pipe, O_CLOEXEC) < 0)
 		return fail_errno(sb, "seal", "pipe", "go");
 	if (block_init_signals(sb) < 0)
 		return -1;
-	pid = fork_with_pidfd(&sb->command_fd);
+	pid = clone_with_pidfd(0, &sb->command_fd, -1);
 	if (pid < 0)
 		return fail_errno(sb, "seal", "fork", "COMMAND's process");
 	if (pid == 0) {
 		close_fd(&sb->go_pipe[1]);
-		if (stages_run(sb, WHO_COMMAND, "seal", NULL) < 0)
-			child_fail(sb, failure_status(sb->plan));
-		_exit(failure_status(sb->plan));
+		return become(sb, WHO_COMMAND);
 	}
 	sb->command_pid = pid;
 	/* With the pty relay COMMAND has a session of its own; pid 1 leaves
@@ -306,6 +282,10 @@ int stage_policy(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
 
+	/* The fallback's file system and network confinement comes first,
+	 * where the namespace path has its mounts already. */
+	if (sb->fallback && landlock_confine(sb) < 0)
+		return -1;
 	if (switch_joined_ids(sb) < 0 || pty_child(sb) < 0)
 		return -1;
 	if (plan->new_session && !sb->pty && setsid() < 0)
@@ -443,7 +423,7 @@ int stage_exec(struct sandbox *sb)
 	if (plan->argv0)
 		plan->argv[0] = plan->argv0;
 	environ = plan->env ? plan->env : (char *[]){ NULL };
-	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], "exec\n", 5) != 5)
+	if (setup_log_mark_exec(sb) < 0)
 		_exit(failure_status(plan));
 	execvp(file, plan->argv);
 	return exec_failure(sb, file);

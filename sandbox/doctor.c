@@ -35,11 +35,14 @@
 
 #include "resource_limits.h"
 #include "doctor.h"
+#include "doctor_probe.h"
 #include "policy.h"
 #include "landlock_scope.h"
 #include "netresolve.h"
+#include "process.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "userns_probe.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -49,30 +52,10 @@
  * (where the unit tests exercise them). */
 
 #define EXIT_CANNOT_RUN 125
-#define NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID)
 /* RLIMIT_NPROC set in the nproc probe's fresh user namespace. */
 #define NPROC_LIMIT 8
-#define CAP_SETFCAP_BIT 31
 
-enum level { LVL_OK, LVL_WARN, LVL_FAIL };
 static const char *const level_words[] = { "OK  ", "WARN", "FAIL" };
-
-/* The outcome of one check. */
-struct finding {
-	enum level level;
-	char detail[1024];
-	char fix[1024];
-};
-
-/* What later checks and the verdict need from earlier ones. */
-struct doctor {
-	const struct plan *plan;
-	bool userns_ok;
-	bool clone3_ok;
-	int landlock_abi;
-	bool landlock_ok;	/* a ruleset really confined a child */
-	bool no_cgroup_pids;
-};
 
 /* Which mode cannot run when a check fails. */
 #define NEED_NS 0x1u	/* namespaces (hutch's normal mode) */
@@ -84,429 +67,15 @@ struct check {
 	unsigned needed_by;
 };
 
-static void say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
-{
-	va_list ap;
-
-	f->level = level;
-	snprintf(f->fix, sizeof(f->fix), "%s", fix ? fix : "");
-	va_start(ap, fmt);
-	vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
-	va_end(ap);
-}
-
-/* ---- small helpers ---- */
-
-/* The whole of a (small, /proc or /sys) file, or NULL. */
-static char *read_text(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 4096;
-	char *buf = fd >= 0 ? malloc(cap) : NULL;
-	ssize_t n = 0;
-
-	while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += (size_t)n;
-		if (len + 1 == cap) {
-			char *bigger = realloc(buf, cap *= 2);
-
-			if (!bigger)
-				n = -1;
-			else
-				buf = bigger;
-		}
-		if (n < 0)
-			break;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (buf && n < 0) {
-		free(buf);
-		return NULL;
-	}
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
-/* A sysctl's number from /proc/sys, or -1 when the kernel has none. */
-static long read_sysctl(const char *path)
-{
-	char *text = read_text(path);
-	long v = text ? strtol(text, NULL, 10) : -1;
-
-	free(text);
-	return v;
-}
-
-static void close_pair(int p[2])
-{
-	close(p[0]);
-	close(p[1]);
-}
-
-/* ---- children: started as hutch starts pid 1, always reaped ---- */
-
-static pid_t clone3_pidfd(int flags, int *pidfd)
-{
-	struct clone_args args = {
-		.flags = (unsigned long long)flags | CLONE_PIDFD,
-		.pidfd = (unsigned long long)(uintptr_t)pidfd,
-		.exit_signal = SIGCHLD,
-	};
-
-	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-}
-
-static pid_t clone_pidfd(int flags, int *pidfd)
-{
-	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL, pidfd, NULL, 0);
-}
-
-/* clone3, and clone where clone3 gives ENOSYS: what hutch does. */
-static pid_t spawn(int flags, int *pidfd)
-{
-	pid_t pid = clone3_pidfd(flags, pidfd);
-
-	if (pid < 0 && errno == ENOSYS)
-		pid = clone_pidfd(flags, pidfd);
-	return pid;
-}
-
-/* Collect the child through its pidfd, or by pid where that fails. */
-static void reap(pid_t pid, int pidfd, siginfo_t *si)
-{
-	int r = -1;
-
-	memset(si, 0, sizeof(*si));
-	if (pidfd >= 0) {
-		r = waitid(P_PIDFD, (id_t)pidfd, si, WEXITED);
-		close(pidfd);
-	}
-	if (r < 0)
-		waitid(P_PID, (id_t)pid, si, WEXITED);
-}
-
-/* What a probe child reports through its pipe. */
-struct probe {
-	bool ok;
-	bool reported;		/* set by the parent: a report arrived */
-	int err;		/* errno of the step that failed */
-	int value;		/* a probe's count */
-	char what[80];		/* the step that failed */
-	siginfo_t end;		/* set by the parent: how the child ended */
-};
-
-typedef void probe_fn(struct probe *p, int arg);
-
-/* Record the failed step WHAT when !OK; returns OK. */
-static bool step(struct probe *p, const char *what, bool ok)
-{
-	if (!ok) {
-		p->err = errno;
-		snprintf(p->what, sizeof(p->what), "%s", what);
-	}
-	return ok;
-}
-
-static _Noreturn void probe_child(int go[2], int rep[2], probe_fn *fn, int arg)
-{
-	struct probe p = { 0 };
-	char c;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	close(go[1]);
-	close(rep[0]);
-	/* EOF instead of the go byte: the parent gave up on this child. */
-	if (read(go[0], &c, 1) != 1)
-		_exit(0);
-	fn(&p, arg);
-	if (write(rep[1], &p, sizeof(p)) != (ssize_t)sizeof(p))
-		_exit(1);
-	_exit(0);
-}
-
-/* From a pidfd's fdinfo: the child's pid as /proc sees it (PROC), and
- * in its own pid namespace (the last NSpid).  False without them. */
-static bool pidfd_pids(int pidfd, long *proc, long *own)
-{
-	char path[64], *text, *pid_line, *ns_line, *s, *next;
-	bool found;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	text = read_text(path);
-	pid_line = text ? strstr(text, "\nPid:") : NULL;
-	ns_line = text ? strstr(text, "\nNSpid:") : NULL;
-	found = pid_line && ns_line;
-	if (found) {
-		*proc = strtol(pid_line + 5, NULL, 10);
-		s = ns_line + 7;
-		s[strcspn(s, "\n")] = '\0';
-		for (long v = strtol(s, &next, 10); next != s; v = strtol(s, &next, 10)) {
-			*own = v;
-			s = next;
-		}
-	}
-	free(text);
-	return found;
-}
-
-static int write_proc(long pid, const char *name, const char *text)
-{
-	char path[64];
-	int fd, r;
-
-	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	r = write(fd, text, strlen(text)) < 0 ? -1 : 0;
-	close(fd);
-	return r;
-}
-
-/* The caller's ids become 0 inside, as hutch's nested set-up does.
- * Through the pid /proc knows (the pidfd's), whichever pid namespace
- * /proc belongs to: the proc check says when it is not ours. */
-static bool write_id_maps(int pidfd, struct probe *p)
-{
-	char map[64];
-	long pid = -1, own;
-
-	errno = ESRCH;
-	if (!step(p, "the child's pid in /proc", pidfd_pids(pidfd, &pid, &own) && pid > 0))
-		return false;
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)getuid());
-	if (!step(p, "write uid_map", write_proc(pid, "uid_map", map) == 0))
-		return false;
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)getgid());
-	return step(p, "write setgroups", write_proc(pid, "setgroups", "deny") == 0) &&
-	       step(p, "write gid_map", write_proc(pid, "gid_map", map) == 0);
-}
-
-/* Let the child go (after its id maps with CLONE_NEWUSER), take its
- * report, reap it. */
-static void probe_collect(pid_t pid, int pidfd, int flags, int go, int rep, struct probe *out)
-{
-	struct probe got;
-
-	if (!(flags & CLONE_NEWUSER) || write_id_maps(pidfd, out))
-		if (write(go, "g", 1) != 1)
-			step(out, "release the child", false);
-	close(go);
-	if (read(rep, &got, sizeof(got)) == (ssize_t)sizeof(got) && !out->what[0]) {
-		*out = got;
-		out->reported = true;
-	}
-	close(rep);
-	reap(pid, pidfd, &out->end);
-}
-
-/* Run FN(ARG) in a child made with FLAGS; its report in OUT.  Returns
- * 0, or -1 with errno (and the step "clone" in OUT) when the child could
- * not be made. */
-static int probe_run(int flags, probe_fn *fn, int arg, struct probe *out)
-{
-	int go[2], rep[2], pidfd = -1;
-	pid_t pid;
-
-	memset(out, 0, sizeof(*out));
-	if (!step(out, "pipe", pipe2(go, O_CLOEXEC) == 0))
-		return -1;
-	if (!step(out, "pipe", pipe2(rep, O_CLOEXEC) == 0)) {
-		close_pair(go);
-		errno = out->err;
-		return -1;
-	}
-	pid = spawn(flags, &pidfd);
-	if (pid == 0)
-		probe_child(go, rep, fn, arg);
-	step(out, "clone", pid > 0);
-	close(go[0]);
-	close(rep[1]);
-	if (pid < 0) {
-		close(go[1]);
-		close(rep[0]);
-		errno = out->err;
-		return -1;
-	}
-	probe_collect(pid, pidfd, flags, go[1], rep[0], out);
-	return 0;
-}
-
-/* "STEP: reason", or how the child ended without a report. */
-static const char *probe_failure(const struct probe *p, char *buf, size_t len)
-{
-	if (p->what[0])
-		snprintf(buf, len, "%s: %s", p->what, strerror(p->err));
-	else if (p->end.si_code == CLD_EXITED)
-		snprintf(buf, len, "the child exited with %d before reporting", p->end.si_status);
-	else
-		snprintf(buf, len, "the child was killed by signal %d", p->end.si_status);
-	return buf;
-}
-
-/* ---- user namespaces ---- */
-
-static void probe_userns(struct probe *p, int arg)
-{
-	(void)arg;
-	errno = ESRCH;
-	if (!step(p, "pid 1 of the new pid namespace", getpid() == 1))
-		return;
-	p->ok = step(p, "make / private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
-}
-
-/* The first of the namespace count limits that is 0, or NULL. */
-static const char *zero_ns_limit(void)
-{
-	static const char *const names[] = {
-		"user.max_user_namespaces", "user.max_mnt_namespaces", "user.max_pid_namespaces",
-	};
-	static const char *const paths[] = {
-		"/proc/sys/user/max_user_namespaces", "/proc/sys/user/max_mnt_namespaces",
-		"/proc/sys/user/max_pid_namespaces",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (read_sysctl(paths[i]) == 0)
-			return names[i];
-	return NULL;
-}
-
-static void userns_count_refused(struct finding *f)
-{
-	const char *limit = zero_ns_limit();
-	char fix[256];
-
-	if (!limit) {
-		say(f, LVL_FAIL, "raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=15000), "
-		    "here or in the parent user namespace",
-		    "clone(CLONE_NEWUSER) failed with ENOSPC: a count of namespaces is at its limit "
-		    "(user.max_user_namespaces = %ld here)", read_sysctl("/proc/sys/user/max_user_namespaces"));
-		return;
-	}
-	snprintf(fix, sizeof(fix), "sysctl -w %s=15000 (and %s = 15000 in /etc/sysctl.d/hutch.conf)",
-		 limit, limit);
-	say(f, LVL_FAIL, fix, "clone(CLONE_NEWUSER) failed with ENOSPC: %s = 0", limit);
-}
-
-static bool under_seccomp_filter(void)
-{
-	char *status = read_text("/proc/self/status");
-	bool filtered = status && strstr(status, "\nSeccomp:\t2");
-
-	free(status);
-	return filtered;
-}
-
-#define CONTAINER_FIX "run the container with --security-opt seccomp=unconfined, or a seccomp " \
-	"profile that allows clone, clone3, unshare and mount in user namespaces; or use " \
-	"--fallback=landlock"
-
-static void userns_eperm(struct finding *f)
-{
-	if (geteuid() != 0 && read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
-		say(f, LVL_FAIL, "sysctl -w kernel.unprivileged_userns_clone=1",
-		    "clone(CLONE_NEWUSER) failed with EPERM: kernel.unprivileged_userns_clone = 0");
-	else if (under_seccomp_filter())
-		say(f, LVL_FAIL, CONTAINER_FIX, "clone(CLONE_NEWUSER) failed with EPERM under a "
-		    "seccomp filter (a container's profile) while no sysctl forbids user namespaces");
-	else
-		say(f, LVL_FAIL, "look for the denial in the kernel log (dmesg) or the audit log",
-		    "clone(CLONE_NEWUSER) failed with EPERM, and neither a sysctl nor a seccomp filter "
-		    "explains it (an LSM policy?)");
-}
-
-static void userns_clone_refused(struct finding *f, int err)
-{
-	if (err == ENOSPC)
-		userns_count_refused(f);
-	else if (err == EPERM)
-		userns_eperm(f);
-	else if (err == EUSERS)
-		say(f, LVL_FAIL, "run hutch from a less deeply nested user namespace",
-		    "clone(CLONE_NEWUSER) failed with EUSERS: 32 nested user namespaces already");
-	else if (err == EINVAL)
-		say(f, LVL_FAIL, "a kernel built with CONFIG_USER_NS=y and CONFIG_PID_NS=y",
-		    "clone(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID) failed with EINVAL: "
-		    "the kernel has no user or pid namespaces");
-	else
-		say(f, LVL_FAIL, "see the error", "clone(CLONE_NEWUSER) failed: %s", strerror(err));
-}
-
-/* Whether capability BIT is in this process's effective set. */
-static bool has_capability(int bit)
-{
-	char *status = read_text("/proc/self/status");
-	char *line = status ? strstr(status, "\nCapEff:") : NULL;
-	unsigned long long caps = line ? strtoull(line + 8, NULL, 16) : 0;
-
-	free(status);
-	return caps & (1ULL << bit);
-}
-
-/* Ubuntu's restriction: the clone works, the namespace has no power. */
-static void userns_powerless(struct finding *f, const struct probe *p)
-{
-	char why[256], exe[PATH_MAX] = "/usr/local/bin/hutch", fix[1024 + PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0)
-		exe[n] = '\0';
-	snprintf(fix, sizeof(fix),
-		 "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or allow hutch alone: "
-		 "write 'abi <abi/4.0>, include <tunables/global> profile hutch %s flags=(unconfined) "
-		 "{ userns, }' to /etc/apparmor.d/hutch and run apparmor_parser -r /etc/apparmor.d/hutch",
-		 exe);
-	say(f, LVL_FAIL, fix,
-	    "a new user namespace is made but has no privilege (%s): "
-	    "kernel.apparmor_restrict_unprivileged_userns = 1",
-	    probe_failure(p, why, sizeof(why)));
-}
-
-/* The clone worked; a later step of the set-up did not. */
-static void userns_setup_refused(struct finding *f, const struct probe *p)
-{
-	char why[256];
-	bool eperm = p->err == EPERM || p->err == EACCES;
-
-	probe_failure(p, why, sizeof(why));
-	if (eperm && read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		userns_powerless(f, p);
-	else if (eperm && strcmp(p->what, "write uid_map") == 0 && getuid() == 0 &&
-		 !has_capability(CAP_SETFCAP_BIT))
-		say(f, LVL_FAIL, "run hutch as a non-root uid here, or with CAP_SETFCAP",
-		    "write uid_map: mapping uid 0 needs CAP_SETFCAP, which this process lacks "
-		    "(inside another sandbox?)");
-	else if (eperm && under_seccomp_filter())
-		say(f, LVL_FAIL, CONTAINER_FIX, "in new user, mount and pid namespaces: %s, under a "
-		    "seccomp filter (a container's profile)", why);
-	else
-		say(f, LVL_FAIL, "see the error", "in new user, mount and pid namespaces: %s", why);
-}
-
-static void check_userns(struct doctor *d, struct finding *f)
-{
-	struct probe p;
-
-	if (probe_run(NS_FLAGS, probe_userns, 0, &p) < 0 && strcmp(p.what, "clone") == 0) {
-		userns_clone_refused(f, p.err);
-	} else if (!p.ok) {
-		userns_setup_refused(f, &p);
-	} else {
-		d->userns_ok = true;
-		say(f, LVL_OK, NULL, "a child in new user, mount and pid namespaces got its id maps, "
-		    "was pid 1 and could mount");
-	}
-}
-
 /* ---- clone3, clone, pidfds ---- */
 
 typedef pid_t clone_fn(int flags, int *pidfd);
+
+/* clone3, and clone where clone3 gives ENOSYS: what hutch does. */
+static pid_t hutch_clone(int flags, int *pidfd)
+{
+	return clone_with_pidfd(flags, pidfd, -1);
+}
 
 /* A child made by HOW that exits with CODE at once; -1 with errno. */
 static pid_t exiting_child(clone_fn *how, int code, int *pidfd)
@@ -527,13 +96,13 @@ static int child_exits(clone_fn *how)
 
 	if (pid < 0)
 		return -1;
-	reap(pid, pidfd, &si);
+	probe_reap(pid, pidfd, &si);
 	return 0;
 }
 
 static void check_clone3(struct doctor *d, struct finding *f)
 {
-	if (child_exits(clone3_pidfd) == 0) {
+	if (child_exits(doctor_clone3) == 0) {
 		d->clone3_ok = true;
 		say(f, LVL_OK, NULL, "clone3 with CLONE_PIDFD works");
 	} else if (errno == ENOSYS) {
@@ -550,7 +119,7 @@ static void check_clone(struct doctor *d, struct finding *f)
 {
 	enum level level = d->clone3_ok ? LVL_WARN : LVL_FAIL;
 
-	if (child_exits(clone_pidfd) == 0)
+	if (child_exits(doctor_clone) == 0)
 		say(f, LVL_OK, NULL, "clone with CLONE_PIDFD works (the fallback where clone3 is refused)");
 	else
 		say(f, level, "a kernel of Linux 5.3 or later, and a seccomp profile that allows clone",
@@ -562,7 +131,7 @@ static void check_pidfd(struct doctor *d, struct finding *f)
 {
 	int pidfd = -1;
 	siginfo_t si;
-	pid_t pid = exiting_child(spawn, 0, &pidfd);
+	pid_t pid = exiting_child(hutch_clone, 0, &pidfd);
 	long proc = -1, own = -1;
 
 	(void)d;
@@ -571,8 +140,8 @@ static void check_pidfd(struct doctor *d, struct finding *f)
 		return;
 	}
 	if (pidfd >= 0)
-		pidfd_pids(pidfd, &proc, &own);
-	reap(pid, pidfd, &si);
+		probe_pidfd_pids(pidfd, &proc, &own);
+	probe_reap(pid, pidfd, &si);
 	if (own == pid)
 		say(f, LVL_OK, NULL, "CLONE_PIDFD gives a pidfd of the child (fdinfo NSpid: %ld)", own);
 	else
@@ -583,7 +152,7 @@ static void check_waitid(struct doctor *d, struct finding *f)
 {
 	int pidfd = -1;
 	siginfo_t si = { 0 };
-	pid_t pid = exiting_child(spawn, 42, &pidfd);
+	pid_t pid = exiting_child(hutch_clone, 42, &pidfd);
 	int r;
 
 	(void)d;
@@ -594,7 +163,7 @@ static void check_waitid(struct doctor *d, struct finding *f)
 	r = waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
 	if (r < 0) {
 		say(f, LVL_FAIL, "Linux 5.4 or later", "waitid(P_PIDFD) failed: %s", strerror(errno));
-		reap(pid, -1, &si);
+		probe_reap(pid, -1, &si);
 	} else if (si.si_code != CLD_EXITED || si.si_status != 42) {
 		say(f, LVL_FAIL, "a kernel whose waitid(P_PIDFD) works", "waitid(P_PIDFD) gave a wrong status");
 	} else {
@@ -612,7 +181,7 @@ static pid_t blocked_child(int hold[2], int *pidfd)
 
 	if (pipe2(hold, O_CLOEXEC) < 0)
 		return -1;
-	pid = spawn(0, pidfd);
+	pid = clone_with_pidfd(0, pidfd, -1);
 	if (pid == 0) {
 		close(hold[1]);
 		_exit(read(hold[0], &c, 1) == 0 ? 0 : 1);
@@ -637,7 +206,7 @@ static void check_pidfd_send_signal(struct doctor *d, struct finding *f)
 	r = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 	err = errno;
 	close(hold[1]);
-	reap(pid, pidfd, &si);
+	probe_reap(pid, pidfd, &si);
 	if (r == 0 && si.si_code == CLD_KILLED && si.si_status == SIGKILL)
 		say(f, LVL_OK, NULL, "a pidfd delivers SIGKILL to its child");
 	else
@@ -722,17 +291,17 @@ static void probe_mount_api(struct probe *p, int arg)
 	int fs = -1, mnt = -1, copy = -1;
 
 	(void)arg;
-	if (!step(p, "make / private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) ||
-	    !step(p, "fsopen tmpfs", (fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) >= 0) ||
-	    !step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0) ||
-	    !step(p, "fsmount", (mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) >= 0) ||
-	    !step(p, "move_mount", move_mount(mnt, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0) ||
-	    !step(p, "open_tree clone", (copy = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE |
+	if (!probe_step(p, "make / private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) ||
+	    !probe_step(p, "fsopen tmpfs", (fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) >= 0) ||
+	    !probe_step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0) ||
+	    !probe_step(p, "fsmount", (mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) >= 0) ||
+	    !probe_step(p, "move_mount", move_mount(mnt, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0) ||
+	    !probe_step(p, "open_tree clone", (copy = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE |
 							   OPEN_TREE_CLOEXEC | AT_RECURSIVE)) >= 0) ||
-	    !step(p, "mount_setattr", mount_setattr(copy, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+	    !probe_step(p, "mount_setattr", mount_setattr(copy, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
 						    sizeof(attr)) == 0))
 		return;
-	p->ok = step(p, "move_mount", move_mount(copy, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0);
+	p->ok = probe_step(p, "move_mount", move_mount(copy, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0);
 }
 
 static void probe_procfs(struct probe *p, int arg)
@@ -741,10 +310,10 @@ static void probe_procfs(struct probe *p, int arg)
 
 	(void)arg;
 	/* fsmount is where the kernel's "too revealing" check refuses it. */
-	if (!step(p, "fsopen proc", (fs = fsopen("proc", FSOPEN_CLOEXEC)) >= 0) ||
-	    !step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0))
+	if (!probe_step(p, "fsopen proc", (fs = fsopen("proc", FSOPEN_CLOEXEC)) >= 0) ||
+	    !probe_step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0))
 		return;
-	p->ok = step(p, "fsmount proc", fsmount(fs, FSMOUNT_CLOEXEC, 0) >= 0);
+	p->ok = probe_step(p, "fsmount proc", fsmount(fs, FSMOUNT_CLOEXEC, 0) >= 0);
 }
 
 /* A check that runs in a user namespace is not tried without one. */
@@ -809,7 +378,7 @@ static void probe_exec_image(struct probe *p, int image)
 		dup2(null, STDERR_FILENO);
 	}
 	syscall(SYS_execveat, image, "", argv, envp, AT_EMPTY_PATH);
-	step(p, "execveat the sealed memfd", false);
+	probe_step(p, "execveat the sealed memfd", false);
 }
 
 static void memfd_refused(struct finding *f, long noexec, const char *err)
@@ -824,7 +393,7 @@ static void memfd_refused(struct finding *f, long noexec, const char *err)
 static void check_memfd(struct doctor *d, struct finding *f)
 {
 	struct sandbox *sb = calloc(1, sizeof(*sb));
-	long noexec = read_sysctl("/proc/sys/vm/memfd_noexec");
+	long noexec = proc_read_number("/proc/sys/vm/memfd_noexec");
 	struct probe p = { 0 };
 	char why[256];
 
@@ -858,12 +427,12 @@ static void probe_listener(struct probe *p, int arg)
 
 	(void)arg;
 	errno = ENOMEM;
-	if (!step(p, "build a filter", policy_allow_all_program(&insns, &n, err, sizeof(err)) == 0))
+	if (!probe_step(p, "build a filter", policy_allow_all_program(&insns, &n, err, sizeof(err)) == 0))
 		return;
 	prog.len = (unsigned short)n;
 	prog.filter = insns;
-	if (step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0))
-		p->ok = step(p, "load a filter with a listener",
+	if (probe_step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0))
+		p->ok = probe_step(p, "load a filter with a listener",
 			     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog) >= 0);
 	free(insns);
@@ -876,13 +445,13 @@ static void probe_seccomp(struct probe *p, int arg)
 
 	(void)arg;
 	errno = ENOMEM;
-	if (!step(p, "seccomp_init", ctx != NULL))
+	if (!probe_step(p, "seccomp_init", ctx != NULL))
 		return;
 	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EDOM), SCMP_SYS(getppid), 0);
 	if ((errno = -r) == 0)
 		errno = -(r = seccomp_load(ctx));
-	if (step(p, "build and load a filter", r == 0))
-		p->ok = step(p, "getppid answered by the filter",
+	if (probe_step(p, "build and load a filter", r == 0))
+		p->ok = probe_step(p, "getppid answered by the filter",
 			     syscall(SYS_getppid) < 0 && errno == EDOM);
 	seccomp_release(ctx);
 }
@@ -930,13 +499,13 @@ static void probe_landlock(struct probe *p, int arg)
 	int fd = -1;
 
 	(void)arg;
-	if (!step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) ||
-	    !step(p, "create a ruleset",
+	if (!probe_step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) ||
+	    !probe_step(p, "create a ruleset",
 		  (fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) >= 0) ||
-	    !step(p, "restrict_self", syscall(SYS_landlock_restrict_self, fd, 0) == 0))
+	    !probe_step(p, "restrict_self", syscall(SYS_landlock_restrict_self, fd, 0) == 0))
 		return;
 	errno = EPERM;
-	p->ok = step(p, "the ruleset does not deny reading /",
+	p->ok = probe_step(p, "the ruleset does not deny reading /",
 		     open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) < 0 && errno == EACCES);
 }
 
@@ -982,7 +551,7 @@ static void probe_nproc(struct probe *p, int limit)
 	struct rlimit rl = { (rlim_t)limit, (rlim_t)limit };
 	pid_t pid;
 
-	if (!step(p, "setrlimit", setrlimit(RLIMIT_NPROC, &rl) == 0))
+	if (!probe_step(p, "setrlimit", setrlimit(RLIMIT_NPROC, &rl) == 0))
 		return;
 	while (p->value < limit + 4 && (pid = fork()) >= 0) {
 		if (pid == 0)

@@ -29,6 +29,7 @@
 
 #include "join.h"
 #include "log.h"
+#include "process.h"
 #include "sandbox.h"
 #include "util.h"
 

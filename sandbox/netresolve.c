@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "netresolve.h"
-#include "supervise.h"
+#include "process.h"
 
 #define PROBE_NAME "example.com"
 #define PROBE_PORT 443

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "process.h"
 #include "pty.h"
 #include "sandbox.h"
 #include "util.h"
@@ -68,14 +69,6 @@ static int pty_fail(struct sandbox *sb, const char *object)
 {
 	snprintf(sb->err, sizeof(sb->err), "pty: %s: %s", object, strerror(errno));
 	return -1;
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
 }
 
 /* ---- decision and preparation (supervisor, before clone) ---- */

@@ -24,6 +24,7 @@
 
 #include "log.h"
 #include "policy.h"
+#include "process.h"
 #include "report.h"
 #include "sandbox.h"
 #include "util.h"
@@ -78,14 +79,6 @@ static void report_warn(struct sandbox *sb, const char *object,
 
 	snprintf(msg, sizeof(msg), "report: %s: %s", object, reason);
 	log_line(sb->plan->prog, msg);
-}
-
-static double monotonic_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- prepare: the report and the socket ---- */
@@ -599,13 +592,6 @@ static void print_summary(struct sandbox *sb)
 			 "seccomp policy (first: %s); use --report FILE for "
 			 "details", r->refused, s, r->first ? r->first : "?");
 	log_warning(sb->plan->prog, msg);
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
 }
 
 void report_finish(struct sandbox *sb)

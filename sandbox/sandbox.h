@@ -11,7 +11,8 @@
 #include "mounts.h"
 #include "plan.h"
 #include "protocol.h"
-#include "supervise.h"
+#include "landlock_approx.h"
+#include "supervise_loop.h"
 
 struct policy_ready;
 struct sandbox;
@@ -69,6 +70,9 @@ struct sandbox {
 	struct protect_state *protect;	/* --protect's placeholders, or NULL */
 	int report_sock[2];	/* listener fd, COMMAND -> supervisor */
 	bool fallback;		/* running under the Landlock fallback */
+	struct fallback_facts found;	/* what the fallback found, for its notices */
+	struct fallback_child *fallback_child;	/* what its COMMAND applies */
+	enum who role;		/* the role this process has in the table */
 	struct extra_filter *filters;	/* --seccomp, --add-seccomp-fd */
 	int n_filters;
 	int userns_limit_fd;	/* --disable-userns: user.max_user_namespaces */
@@ -77,18 +81,19 @@ struct sandbox {
 	int fault_supervisor_fd;	/* hutch-fault only */
 };
 
-/* Add an fd to the supervisor's poll loop; -1 when the table is full. */
+/* Add an fd to the supervisor's poll loop; -1 when the table is full
+ * (poll_sources.c). */
 int supervise_add_source(struct sandbox *sb, int fd, short events,
 			 void (*on_ready)(struct sandbox *sb, short revents));
 void supervise_remove_source(struct sandbox *sb, int fd);
-/* Pass the signals that came to hutch on to pid 1 (SIGWINCH to the pty
- * relay); true when one of them asks the sandbox to end. */
-bool supervise_forward_signals(struct sandbox *sb);
-/* Read what the set-up log holds now, never waiting for more. */
-void supervise_drain_log(struct sandbox *sb);
 
 /* Stage functions return 0, or -1 with sb->err set to
- * "STAGE: OBJECT: reason". */
+ * "STAGE: OBJECT: reason", or STAGE_NEW_ROLE: this process is a new one
+ * (a child made by clone or fork, or pid 1 going on as COMMAND) that
+ * takes the role sb->role, and the walker goes on with that role's
+ * stages in it; that process never returns from the walk. */
+#define STAGE_NEW_ROLE 1
+
 typedef int (*stage_fn)(struct sandbox *sb);
 
 struct stage {
@@ -103,7 +108,8 @@ extern const int n_stages;
 
 /* Run WHO's stages from the table in order, starting after AFTER (or at
  * the first when AFTER is NULL), up to and including UNTIL (or to the
- * end when NULL).  Returns 0 or -1. */
+ * end when NULL).  Returns 0 or -1; a stage that returns STAGE_NEW_ROLE
+ * goes on in its new process, which ends there. */
 int stages_run(struct sandbox *sb, enum who who, const char *after, const char *until);
 
 /* Stage implementations. */
@@ -119,7 +125,5 @@ int stage_run(struct sandbox *sb);
 
 /* The exit status the supervisor returns once the run is over. */
 int supervise_exit_status(struct sandbox *sb);
-/* In a set-up process: report SB->err through the log pipe and exit. */
-void child_fail(struct sandbox *sb, int status) __attribute__((noreturn));
 
 #endif

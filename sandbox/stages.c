@@ -1,13 +1,17 @@
 /* The stage table.  Every stage has a short name used in failure
  * messages ("hutch: STAGE: OBJECT: reason") and by the fault-injection
  * build, which walks this table, so a stage added here is covered by
- * those tests without further work. */
+ * those tests without further work.  The walker here is the only code
+ * that goes on with the table in a new process (see STAGE_NEW_ROLE). */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "fault.h"
 #include "sandbox.h"
+#include "setup_log.h"
 
 static int stage_teardown(struct sandbox *sb)
 {
@@ -39,6 +43,8 @@ static int stage_index(const char *name)
 	return -1;
 }
 
+static void go_on_as_new_role(struct sandbox *sb) __attribute__((noreturn));
+
 int stages_run(struct sandbox *sb, enum who who, const char *after, const char *until)
 {
 	int first = after ? stage_index(after) + 1 : 0;
@@ -47,8 +53,25 @@ int stages_run(struct sandbox *sb, enum who who, const char *after, const char *
 	for (int i = first; i <= last; i++) {
 		if (stages[i].who != who || !stages[i].run)
 			continue;
-		if (fault_point(sb, &stages[i]) < 0 || stages[i].run(sb) < 0)
+		int r = fault_point(sb, &stages[i]);
+
+		if (r == 0)
+			r = stages[i].run(sb);
+		if (r < 0)
 			return -1;
+		if (r == STAGE_NEW_ROLE)
+			go_on_as_new_role(sb);
 	}
 	return 0;
+}
+
+/* The walker alone continues the table in a new process: the one a
+ * stage just made (clone's pid 1, seal's COMMAND, the fallback's
+ * COMMAND), or pid 1 going on as COMMAND.  It runs every stage of its
+ * role, and ends there: exec, or a failure reported on the log. */
+static void go_on_as_new_role(struct sandbox *sb)
+{
+	if (stages_run(sb, sb->role, NULL, NULL) < 0)
+		child_fail(sb, failure_status(sb->plan));
+	_exit(failure_status(sb->plan));
 }

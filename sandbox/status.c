@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "fds.h"
-#include "landlock.h"
+#include "landlock_approx.h"
+#include "process.h"
 #include "resource_limits.h"
 #include "sandbox.h"
 #include "status.h"
@@ -23,14 +24,6 @@ static const struct { int flag; const char *name; } status_namespaces[] = {
 	{ CLONE_NEWCGROUP, "cgroup" }, { CLONE_NEWIPC, "ipc" }, { CLONE_NEWNS, "mnt" },
 	{ CLONE_NEWNET, "net" }, { CLONE_NEWPID, "pid" }, { CLONE_NEWUTS, "uts" },
 };
-
-static double monotonic_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void write_text(int fd, const char *text)
 {
@@ -100,7 +93,7 @@ static void status_mode(struct sandbox *sb, char *buf, size_t len)
 		return;
 	}
 	off = (size_t)snprintf(buf, len, ", \"mode\": \"landlock\", \"approximations\": [");
-	for (int i = 0; (text = landlock_approximation(i)) && off < len; i++)
+	for (int i = 0; (text = landlock_approximation(&sb->found, i)) && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s\"%s\"", i ? ", " : "", text);
 	if (off < len)
 		snprintf(buf + off, len - off, "]");

@@ -1,11 +1,15 @@
-/* The supervisor: prepare, clone, id maps, then one poll loop over pid
- * 1's pidfd, the signals to forward, the set-up log, init's status and a
- * timer, until pid 1 is reaped or the teardown deadline passes. */
+/* The supervisor's stages of the namespace path: prepare, clone, id maps
+ * and run, which hands pid 1 to the supervision loop (supervise_loop.c)
+ * with what is the namespace path's own: the tree is killed by closing
+ * init's control pipe (or SIGKILL to pid 1 without init), pid 1 alone is
+ * reaped (its pid namespace takes the rest), init's status lines are
+ * read, and a stuck teardown is reported from the pid namespace's
+ * members (teardown.c).  Where user namespaces are refused, clone or
+ * idmap hands over to the Landlock fallback (landlock_run.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
-#include <stdint.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,11 +18,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bwrap_text.h"
@@ -34,12 +35,15 @@
 #include "status.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "setup_log.h"
+#include "signal_list.h"
 #include "supervise.h"
+#include "supervise_loop.h"
+#include "process.h"
+#include "userns_probe.h"
 #include "util.h"
 
-static const int forwarded_signals[] = {
-	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-};
+static const int forwarded_signals[] = { FORWARDED_SIGNALS };
 
 static int sys_fail(struct sandbox *sb, const char *stage, const char *what)
 {
@@ -50,27 +54,6 @@ static int make_pipe(struct sandbox *sb, int p[2], const char *name)
 {
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return log_fail(sb->err, sizeof(sb->err), "prepare", "pipe", name, errno);
-	return 0;
-}
-
-/* The set-up log is a unix socket rather than a pipe: each message then
- * carries its writer's pid as this pid namespace names it, so the exec
- * marker names COMMAND's host pid even when COMMAND is gone already. */
-int supervise_log_channel(int fds[2])
-{
-	int on = 1;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
-		return -1;
-	if (setsockopt(fds[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0 ||
-	    fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0) {
-		int saved = errno;
-
-		close(fds[0]);
-		close(fds[1]);
-		errno = saved;
-		return -1;
-	}
 	return 0;
 }
 
@@ -143,7 +126,7 @@ int stage_prepare(struct sandbox *sb)
 	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0 ||
 	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0)
 		return -1;
-	if (supervise_log_channel(sb->log_pipe) < 0)
+	if (setup_log_open(sb->log_pipe) < 0)
 		return sys_fail(sb, "prepare", "log channel");
 	if (make_pipe(sb, sb->release_pipe, "release") < 0)
 		return -1;
@@ -163,63 +146,9 @@ int stage_prepare(struct sandbox *sb)
 
 /* ---- clone ---- */
 
-pid_t clone_with_pidfd(int flags, int *pidfd, int cgroup_fd)
-{
-	struct clone_args args = {
-		.flags = (unsigned long long)flags | CLONE_PIDFD,
-		.pidfd = (unsigned long long)(uintptr_t)pidfd,
-		/* With CLONE_PARENT the kernel takes the caller's, and
-		 * clone3 refuses another. */
-		.exit_signal = (flags & CLONE_PARENT) ? 0 : SIGCHLD,
-	};
-	pid_t pid;
-
-	/* Started straight into its cgroup: no moment outside the limits. */
-	if (cgroup_fd >= 0) {
-		args.flags |= CLONE_INTO_CGROUP;
-		args.cgroup = (unsigned long long)cgroup_fd;
-	}
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-
-	/* clone3 is refused with ENOSYS by container seccomp profiles and
-	 * by valgrind; clone gives the same pidfd. */
-	if (pid < 0 && errno == ENOSYS)
-		pid = (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL, pidfd,
-				     NULL, 0);
-	return pid;
-}
-
-pid_t pidfd_pid(int pidfd)
-{
-	char path[64], buf[512];
-	char *line;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	line = strstr(buf, "\nPid:");
-	return line && atoi(line + 5) > 0 ? (pid_t)atoi(line + 5) : -1;
-}
-
 static bool userns_refused(int err)
 {
 	return err == EPERM || err == EINVAL || err == ENOSPC || err == EUSERS;
-}
-
-static void close_pipe_end(int *fd)
-{
-	if (*fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
 }
 
 /* pid 1, straight from here or through join.c's intermediates; its pid
@@ -262,7 +191,7 @@ int stage_clone(struct sandbox *sb)
 		plan->clone_flags &= ~CLONE_NEWCGROUP;
 		pid = clone_pid1(sb, plan->clone_flags);
 	}
-	if (pid < 0 && landlock_userns_refused(sb, errno)) {
+	if (pid < 0 && userns_refused_here(sb, errno)) {
 		/* Never unconfined: the fallback, or a clean failure. */
 		sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
 		return sb->fallback ? 0 : -1;
@@ -272,18 +201,17 @@ int stage_clone(struct sandbox *sb)
 				"new namespaces", "(clone3)", errno);
 	if (pid == 0) {
 		sb->pid1_fd = -1;
-		if (stages_run(sb, WHO_CHILD, "clone", NULL) < 0)
-			child_fail(sb, failure_status(plan));
-		_exit(failure_status(plan));
+		sb->role = WHO_CHILD;	/* the walker goes on with pid 1's stages */
+		return STAGE_NEW_ROLE;
 	}
 	sb->pid1 = pid;
 	if (limits_attach(sb) < 0)
 		return -1;
 	report_started(sb);
-	close_pipe_end(&sb->log_pipe[1]);
-	close_pipe_end(&sb->release_pipe[0]);
-	close_pipe_end(&sb->control_pipe[0]);
-	close_pipe_end(&sb->status_pipe[1]);
+	close_fd(&sb->log_pipe[1]);
+	close_fd(&sb->release_pipe[0]);
+	close_fd(&sb->control_pipe[0]);
+	close_fd(&sb->status_pipe[1]);
 	return 0;
 }
 
@@ -342,8 +270,8 @@ int stage_idmap(struct sandbox *sb)
 		 * without powers (the maps or the first mount fail).  Never
 		 * unconfined: the fallback (landlock_run ends this child), or
 		 * a clean failure. */
-		if ((r < 0 && errno == EPERM && landlock_userns_refused(sb, EPERM)) ||
-		    (r == 0 && landlock_userns_restricted(sb))) {
+		if ((r < 0 && errno == EPERM && userns_refused_here(sb, EPERM)) ||
+		    (r == 0 && userns_restricted_here(sb))) {
 			sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
 			return sb->fallback ? 0 : -1;
 		}
@@ -361,196 +289,49 @@ int stage_idmap(struct sandbox *sb)
 	status_started(sb);
 	if (write(sb->release_pipe[1], "r", 1) != 1)
 		return sys_fail(sb, "idmap", "release the child");
-	close_pipe_end(&sb->release_pipe[1]);
+	close_fd(&sb->release_pipe[1]);
 	return 0;
 }
 
 /* ---- run ---- */
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void arm_timer(struct run_state *rs)
-{
-	struct itimerspec its = { 0 };
-	double next = 0;
-	double candidates[3] = { rs->timeout_at, rs->kill_at, rs->deadline_at };
-
-	for (int i = 0; i < 3; i++)
-		if (candidates[i] > 0 && (next == 0 || candidates[i] < next))
-			next = candidates[i];
-	if (next > 0) {
-		double delta = next - now();
-
-		if (delta < 0.000001)
-			delta = 0.000001;
-		its.it_value.tv_sec = (time_t)delta;
-		its.it_value.tv_nsec = (long)((delta - (double)(time_t)delta) * 1e9);
-	}
-	timerfd_settime(rs->timerfd, 0, &its, NULL);
-}
-
-static void signal_pid1(struct sandbox *sb, int sig)
-{
-	syscall(SYS_pidfd_send_signal, sb->pid1_fd, sig, NULL, 0);
-}
-
 /* Teardown: init kills the namespace in order when its control pipe
- * closes; without init, SIGKILL to pid 1 takes the namespace down.  A
- * deadline bounds the wait either way. */
-static void start_teardown(struct sandbox *sb, struct run_state *rs)
+ * closes; without init, SIGKILL to pid 1 takes the namespace down. */
+static void kill_namespace(struct sandbox *sb, void *ctx)
 {
-	if (rs->deadline_at > 0)
-		return;
-	rs->kill_at = 0;
-	rs->deadline_at = now() + sb->plan->teardown_deadline;
+	(void)ctx;
 	if (sb->has_init)
-		close_pipe_end(&sb->control_pipe[1]);
+		close_fd(&sb->control_pipe[1]);
 	else
-		signal_pid1(sb, SIGKILL);
-	arm_timer(rs);
+		pidfd_signal(sb->pid1_fd, SIGKILL);
 }
 
-static void start_grace(struct sandbox *sb, struct run_state *rs)
-{
-	if (rs->kill_at == 0 && rs->deadline_at == 0)
-		rs->kill_at = now() + sb->plan->kill_after;
-	arm_timer(rs);
-}
-
-bool supervise_forward_signals(struct sandbox *sb)
-{
-	struct signalfd_siginfo si;
-	bool ending = false;
-
-	while (read(sb->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		int sig = (int)si.ssi_signo;
-
-		if (sig == SIGWINCH) {
-			pty_on_winch(sb);
-			continue;
-		}
-		signal_pid1(sb, sig);
-		ending |= sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
-	}
-	return ending;
-}
-
-static void on_signal(struct sandbox *sb, struct run_state *rs)
-{
-	if (supervise_forward_signals(sb))
-		start_grace(sb, rs);
-}
-
-static void on_timer(struct sandbox *sb, struct run_state *rs)
-{
-	uint64_t ticks;
-	double t = now();
-
-	if (read(rs->timerfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		return;
-	if (rs->deadline_at > 0 && t >= rs->deadline_at) {
-		rs->stuck = true;
-		return;
-	}
-	if (rs->timeout_at > 0 && t >= rs->timeout_at) {
-		rs->timeout_at = 0;
-		rs->timed_out = true;
-		signal_pid1(sb, SIGTERM);
-		start_grace(sb, rs);
-	}
-	if (rs->kill_at > 0 && t >= rs->kill_at)
-		start_teardown(sb, rs);
-	arm_timer(rs);
-}
-
-/* The exec stage writes "exec" on its own line just before execve: from
- * then on, an end of pid 1 is COMMAND's.  Take the marker out of the log,
- * which then holds only failure messages; its writer is COMMAND. */
-static void take_exec_marker(struct run_state *rs, pid_t writer)
-{
-	static const char marker[] = "exec\n";
-	char *at;
-
-	rs->log[rs->log_len] = '\0';
-	while ((at = strstr(rs->log, marker)) && (at == rs->log || at[-1] == '\n')) {
-		memmove(at, at + sizeof(marker) - 1,
-			rs->log_len - (size_t)(at - rs->log) - (sizeof(marker) - 1) + 1);
-		rs->log_len -= sizeof(marker) - 1;
-		rs->exec_seen = true;
-		rs->command_host_pid = writer;
-	}
-}
-
-/* One read of the log channel into BUF, with the writer's pid.  The
- * kernel never joins the bytes of two writers into one read. */
-static ssize_t read_log(int fd, char *buf, size_t len, pid_t *writer)
-{
-	union {
-		struct cmsghdr hdr;
-		char space[CMSG_SPACE(sizeof(struct ucred))];
-	} control;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = control.space, .msg_controllen = sizeof(control.space),
-	};
-	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-
-	*writer = 0;
-	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
-			struct ucred cred;
-
-			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-			*writer = cred.pid;
-		}
-	return n;
-}
-
-/* Read what the log channel holds now, never waiting for more. */
-void supervise_drain_log(struct sandbox *sb)
+static void reap_pid1(struct sandbox *sb, void *ctx)
 {
 	struct run_state *rs = &sb->run;
+	siginfo_t si;
 
-	for (;;) {
-		size_t room = sizeof(rs->log) - 1 - rs->log_len;
-		char discard[256];
-		pid_t writer;
-		ssize_t n;
+	(void)ctx;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+		return;
+	rs->reaped = true;
+	rs->code = si.si_code;
+	rs->status = si.si_status;
+}
 
-		if (sb->log_pipe[0] < 0)
-			return;
-		if (room == 0)
-			n = read_log(sb->log_pipe[0], discard, sizeof(discard), &writer);
-		else
-			n = read_log(sb->log_pipe[0], rs->log + rs->log_len, room, &writer);
-		if (n > 0 && room > 0) {
-			rs->log_len += (size_t)n;
-			take_exec_marker(rs, writer);
-		}
-		if (n == 0) {
-			rs->log_eof = true;
-			close_pipe_end(&sb->log_pipe[0]);
-			/* EOF, the marker and no message: COMMAND runs. */
-			if (rs->log_len == 0 && rs->exec_seen)
-				status_executed(sb);
-		}
-		if (n <= 0)
-			return;
-	}
+static void report_stuck_namespace(struct sandbox *sb, void *ctx)
+{
+	(void)ctx;
+	supervise_report_stuck(sb);
 }
 
 /* One line from init: "stop N" when COMMAND stopped (the pty relay
  * stops hutch too); "exit N", "signal N" or "none" when it ended, after
  * which init tears down what is left: that teardown too has a deadline. */
-static void status_line(struct sandbox *sb, struct run_state *rs, const char *line)
+static void status_line(struct sandbox *sb, const char *line)
 {
+	struct run_state *rs = &sb->run;
 	int sig;
 
 	if (sscanf(line, "stop %d", &sig) == 1) {
@@ -559,12 +340,10 @@ static void status_line(struct sandbox *sb, struct run_state *rs, const char *li
 	}
 	rs->command_ended = true;
 	sscanf(line, "signal %d", &rs->command_signal);
-	if (rs->deadline_at == 0)
-		rs->deadline_at = now() + sb->plan->teardown_deadline;
-	arm_timer(rs);
+	supervise_start_deadline(sb);
 }
 
-static void drain_status(struct sandbox *sb, struct run_state *rs)
+static void on_status(struct sandbox *sb)
 {
 	char buf[256];
 	ssize_t n;
@@ -580,136 +359,27 @@ static void drain_status(struct sandbox *sb, struct run_state *rs)
 			end = line + strcspn(line, "\n");
 			if (*end)
 				*end++ = '\0';
-			status_line(sb, rs, line);
+			status_line(sb, line);
 		}
 		return;
 	}
-	close_pipe_end(&sb->status_pipe[0]);
+	close_fd(&sb->status_pipe[0]);
 }
 
-static void reap_pid1(struct sandbox *sb, struct run_state *rs)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
-		return;
-	rs->reaped = true;
-	rs->code = si.si_code;
-	rs->status = si.si_status;
-}
-
-int supervise_add_source(struct sandbox *sb, int fd, short events,
-			 void (*on_ready)(struct sandbox *sb, short revents))
-{
-	if (sb->n_sources == MAX_POLL_SOURCES)
-		return -1;
-	sb->sources[sb->n_sources++] = (struct poll_source){ fd, events, on_ready };
-	return 0;
-}
-
-void supervise_remove_source(struct sandbox *sb, int fd)
-{
-	for (int i = 0; i < sb->n_sources; i++)
-		if (sb->sources[i].fd == fd) {
-			sb->sources[i] = sb->sources[--sb->n_sources];
-			return;
-		}
-}
-
-#define N_BASE_FDS 5
-
-static void poll_sources(struct sandbox *sb, struct pollfd *fds)
-{
-	struct poll_source ready[MAX_POLL_SOURCES];
-	short revents[MAX_POLL_SOURCES];
-	int n = sb->n_sources;
-
-	/* A handler may add or remove sources: act on a copy. */
-	for (int i = 0; i < n; i++) {
-		ready[i] = sb->sources[i];
-		revents[i] = fds[N_BASE_FDS + i].revents;
-	}
-	for (int i = 0; i < n; i++)
-		if (revents[i])
-			ready[i].on_ready(sb, revents[i]);
-}
-
-static int poll_once(struct sandbox *sb, struct run_state *rs)
-{
-	struct pollfd fds[N_BASE_FDS + MAX_POLL_SOURCES] = {
-		{ .fd = sb->pid1_fd, .events = POLLIN },
-		{ .fd = sb->sigfd, .events = POLLIN },
-		{ .fd = rs->timerfd, .events = POLLIN },
-		{ .fd = sb->log_pipe[0], .events = POLLIN },
-		{ .fd = sb->status_pipe[0], .events = POLLIN },
-	};
-	int n = N_BASE_FDS + sb->n_sources;
-
-	for (int i = 0; i < sb->n_sources; i++)
-		fds[N_BASE_FDS + i] = (struct pollfd){ .fd = sb->sources[i].fd,
-						       .events = sb->sources[i].events };
-	if (poll(fds, (nfds_t)n, -1) < 0)
-		return errno == EINTR ? 0 : -1;
-	poll_sources(sb, fds);
-	if (fds[3].revents)
-		supervise_drain_log(sb);
-	if (fds[4].revents)
-		drain_status(sb, rs);
-	if (fds[1].revents)
-		on_signal(sb, rs);
-	if (fds[2].revents)
-		on_timer(sb, rs);
-	if (fds[0].revents)
-		reap_pid1(sb, rs);
-	return 0;
-}
+static const struct supervise_ops namespace_ops = {
+	.kill_tree = kill_namespace,
+	.reap = reap_pid1,
+	.kill_left = NULL,	/* the pid namespace dies with pid 1 */
+	.report_stuck = report_stuck_namespace,
+	.on_status = on_status,
+	.chld_fd = -1,
+};
 
 int stage_run(struct sandbox *sb)
 {
-	struct run_state *rs = &sb->run;
-
 	if (sb->fallback)
 		return landlock_run(sb);
-	rs->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (rs->timerfd < 0)
-		return sys_fail(sb, "run", "timerfd");
 	if (pty_start(sb) < 0 || netproxy_start(sb) < 0)
 		return -1;
-	if (sb->plan->timeout > 0)
-		rs->timeout_at = now() + sb->plan->timeout;
-	arm_timer(rs);
-	while (!rs->reaped && !rs->stuck)
-		if (poll_once(sb, rs) < 0)
-			return sys_fail(sb, "run", "poll");
-	/* pid 1 is gone: take what the log holds, without waiting. */
-	supervise_drain_log(sb);
-	close(rs->timerfd);
-	if (rs->stuck)
-		supervise_report_stuck(sb);
-	return 0;
-}
-
-static int signal_status(int sig)
-{
-	return 128 + sig;
-}
-
-int supervise_exit_status(struct sandbox *sb)
-{
-	struct run_state *rs = &sb->run;
-	struct plan *plan = sb->plan;
-
-	if (rs->stuck)
-		return 125;
-	if (rs->log_len > 0)
-		return rs->code == CLD_EXITED ? rs->status : failure_status(plan);
-	if (rs->timed_out && plan->mode == MODE_HUTCH)
-		return 124;
-	/* pid 1 gone before COMMAND ran is hutch's failure, not COMMAND's. */
-	if (plan->mode == MODE_HUTCH && !rs->exec_seen)
-		return 125;
-	if (rs->code == CLD_EXITED)
-		return rs->status;
-	return signal_status(rs->status);
+	return supervise_loop_run(sb, &namespace_ops, NULL);
 }

@@ -13,7 +13,7 @@
 FB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FB_HOME=/home/hutch-fallback-test
 DOCKER_REFUSAL="a seccomp filter refuses clone and unshare with CLONE_NEWUSER, as Docker's default profile does"
-DOCKER_FIX="run the container with --security-opt seccomp=unconfined or a profile allowing clone with CLONE_NEWUSER"
+DOCKER_FIX="run the container with --security-opt seccomp=unconfined, or a seccomp profile that allows clone, clone3, unshare and mount in user namespaces"
 
 # $T/bin: the tool; $T/ro: read-only; $T/rw: writable; $T/hidden and
 # $T/noexec: outside the plan.  Modes let DAC allow everything, so that

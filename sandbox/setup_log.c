@@ -1,0 +1,134 @@
+/* The set-up log: both ends of the channel from the set-up processes
+ * (pid 1 before it becomes init, COMMAND's process before execve) to the
+ * supervisor.  Each failure is one line in one write; the exec stage
+ * writes "exec" on a line of its own just before execve.
+ *
+ * The channel is a unix socket rather than a pipe: each message then
+ * carries its writer's pid as this pid namespace names it (SO_PASSCRED,
+ * set by the kernel, not claimed by the writer), so the exec marker names
+ * COMMAND's host pid even when COMMAND is gone already.  Both ends are
+ * close-on-exec: COMMAND never holds the write end, and a message after
+ * the marker can only be execvp's own failure. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "process.h"
+#include "sandbox.h"
+#include "setup_log.h"
+#include "util.h"
+
+int setup_log_open(int fds[2])
+{
+	int on = 1;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+		return -1;
+	if (setsockopt(fds[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0 ||
+	    fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0) {
+		int saved = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+void child_fail(struct sandbox *sb, int status)
+{
+	size_t len = strlen(sb->err);
+
+	if (len == sizeof(sb->err) - 1)
+		len--;
+	sb->err[len++] = '\n';
+	/* One write: the supervisor reads whole lines. */
+	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], sb->err, len) < 0)
+		_exit(status);
+	_exit(status);
+}
+
+int setup_log_mark_exec(struct sandbox *sb)
+{
+	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], "exec\n", 5) != 5)
+		return -1;
+	return 0;
+}
+
+/* From the exec stage's marker on, an end of pid 1 is COMMAND's.  Take
+ * the marker out of the log, which then holds only failure messages; its
+ * writer is COMMAND. */
+static void take_exec_marker(struct run_state *rs, pid_t writer)
+{
+	static const char marker[] = "exec\n";
+	char *at;
+
+	rs->log[rs->log_len] = '\0';
+	while ((at = strstr(rs->log, marker)) && (at == rs->log || at[-1] == '\n')) {
+		memmove(at, at + sizeof(marker) - 1,
+			rs->log_len - (size_t)(at - rs->log) - (sizeof(marker) - 1) + 1);
+		rs->log_len -= sizeof(marker) - 1;
+		rs->exec_seen = true;
+		rs->command_host_pid = writer;
+	}
+}
+
+/* One read of the log channel into BUF, with the writer's pid.  The
+ * kernel never joins the bytes of two writers into one read. */
+static ssize_t read_log(int fd, char *buf, size_t len, pid_t *writer)
+{
+	union {
+		struct cmsghdr hdr;
+		char space[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = control.space, .msg_controllen = sizeof(control.space),
+	};
+	ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+
+	*writer = 0;
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cred;
+
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			*writer = cred.pid;
+		}
+	return n;
+}
+
+bool setup_log_read(struct sandbox *sb)
+{
+	struct run_state *rs = &sb->run;
+
+	for (;;) {
+		size_t room = sizeof(rs->log) - 1 - rs->log_len;
+		char discard[256];
+		pid_t writer;
+		ssize_t n;
+
+		if (sb->log_pipe[0] < 0)
+			return false;
+		if (room == 0)
+			n = read_log(sb->log_pipe[0], discard, sizeof(discard), &writer);
+		else
+			n = read_log(sb->log_pipe[0], rs->log + rs->log_len, room, &writer);
+		if (n > 0 && room > 0) {
+			rs->log_len += (size_t)n;
+			take_exec_marker(rs, writer);
+		}
+		if (n == 0) {
+			rs->log_eof = true;
+			close_fd(&sb->log_pipe[0]);
+			return true;
+		}
+		if (n < 0)
+			return false;
+	}
+}

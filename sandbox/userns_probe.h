@@ -1,0 +1,44 @@
+/* Why are user namespaces refused here (see userns_probe.c)? */
+#ifndef HUTCH_USERNS_PROBE_H
+#define HUTCH_USERNS_PROBE_H
+
+#include <stdbool.h>
+
+struct sandbox;
+
+#define USERNS_CLONE_SYSCTL "/proc/sys/kernel/unprivileged_userns_clone"
+#define APPARMOR_SYSCTL "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
+#define MAX_USERNS_SYSCTL "/proc/sys/user/max_user_namespaces"
+
+/* The steps a probe retraces; the first that failed. */
+enum userns_step { USERNS_OK, USERNS_UNSHARE, USERNS_MAP, USERNS_MOUNT, USERNS_FAILED };
+
+struct userns_trial {
+	int step;	/* USERNS_UNSHARE also for clone(CLONE_NEWUSER) */
+	int err;
+};
+
+/* What refused: the cause the messages name. */
+enum userns_refusal {
+	REFUSED_NOT, REFUSED_SECCOMP, REFUSED_SYSCTL, REFUSED_COUNT, REFUSED_APPARMOR,
+	REFUSED_KERNEL, REFUSED_OTHER,
+};
+
+/* The cause of R's failure, from the sysctls and this process's seccomp
+ * state; REFUSED_NOT when a user namespace alone is fine. */
+enum userns_refusal userns_classify(const struct userns_trial *r);
+/* The fix for a cause, one line. */
+const char *userns_fix(enum userns_refusal kind);
+/* Is this process under a seccomp filter (a container's profile)? */
+bool userns_seccomp_filtered(void);
+
+/* Did clone's failure (ERRNUM) come from a refused user namespace?  Sets
+ * sb->err to one precise line naming what refused and the fix, and
+ * sb->found.reason to the cause alone. */
+bool userns_refused_here(struct sandbox *sb, int errnum);
+/* Clone succeeded: is the new user namespace powerless all the same
+ * (Ubuntu's AppArmor restriction: its maps or first mount fail)?  Probes
+ * only where that sysctl is on; sets sb->err like the above. */
+bool userns_restricted_here(struct sandbox *sb);
+
+#endif
