@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 
 #include "netrule.h"
-#include "plan.h"
 #include "util.h"
 
 static size_t addr_len(int family)
@@ -380,32 +379,4 @@ const char *net_addr_refusal(const struct net_rule *rule, const struct net_addr 
 	if (names_exactly(rule, addr))
 		return NULL;
 	return "only a rule naming this very address reaches it";
-}
-
-/* ---- the plan ---- */
-
-static const char *const proxy_variables[] = {
-	"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
-};
-
-int net_plan_finish(struct plan *plan, char *err, size_t errlen)
-{
-	char url[64];
-
-	if (plan->n_net_rules == 0)
-		return 0;
-	if (plan->share_net) {
-		snprintf(err, errlen, "--allow-net %s (%s): needs a network namespace of the "
-			 "sandbox's own, and --share-net (or a profile such as net-client) shares "
-			 "the host's; drop one of them", plan->net_rules[0].text,
-			 plan->net_rules[0].origin);
-		return -1;
-	}
-	plan->clone_flags |= CLONE_NEWNET;
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", NET_PROXY_PORT);
-	for (size_t i = 0; i < sizeof(proxy_variables) / sizeof(proxy_variables[0]); i++)
-		plan_setenv(plan, proxy_variables[i], url);
-	plan_setenv(plan, "NO_PROXY", "localhost,127.0.0.1,::1");
-	plan_setenv(plan, "no_proxy", "localhost,127.0.0.1,::1");
-	return 0;
 }

@@ -77,11 +77,4 @@ const char *net_addr_refusal(const struct net_rule *rule, const struct net_addr 
  * addresses without asking DNS? */
 bool net_rule_is_localhost(const struct net_rule *rule);
 
-struct plan;
-
-/* The plan's side of --allow-net, once every option is in: a network
- * namespace of its own (refused with --share-net) and the proxy's
- * variables for COMMAND.  0, or -1 with ERR set. */
-int net_plan_finish(struct plan *plan, char *err, size_t errlen);
-
 #endif

@@ -288,6 +288,35 @@ static void end_parse_ctx(struct parse_ctx *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static const char *const proxy_variables[] = {
+	"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+};
+
+/* The plan's side of --allow-net, once every option is in: a network
+ * namespace of its own (refused with --share-net) and the proxy's
+ * variables for COMMAND.  0, or -1 with ERR set. */
+static int finish_net(struct plan *plan, char *err, size_t errlen)
+{
+	char url[64];
+
+	if (plan->n_net_rules == 0)
+		return 0;
+	if (plan->share_net) {
+		snprintf(err, errlen, "--allow-net %s (%s): needs a network namespace of the "
+			 "sandbox's own, and --share-net (or a profile such as net-client) shares "
+			 "the host's; drop one of them", plan->net_rules[0].text,
+			 plan->net_rules[0].origin);
+		return -1;
+	}
+	plan->clone_flags |= CLONE_NEWNET;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", NET_PROXY_PORT);
+	for (size_t i = 0; i < sizeof(proxy_variables) / sizeof(proxy_variables[0]); i++)
+		plan_setenv(plan, proxy_variables[i], url);
+	plan_setenv(plan, "NO_PROXY", "localhost,127.0.0.1,::1");
+	plan_setenv(plan, "no_proxy", "localhost,127.0.0.1,::1");
+	return 0;
+}
+
 int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	       char *err, size_t errlen)
 {
@@ -316,7 +345,7 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	if (r == 0 && plan->argv)
 		r = protect_resolve(plan, err, errlen);
 	if (r == 0)
-		r = net_plan_finish(plan, err, errlen);
+		r = finish_net(plan, err, errlen);
 	if (r == 0)
 		r = check_persistence(plan, envp, err, errlen);
 	if (r == 0 && plan->mode == MODE_HUTCH && !plan->seccomp_policy)
