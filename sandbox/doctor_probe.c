@@ -23,38 +23,7 @@
 
 #include "doctor_probe.h"
 #include "process.h"
-
-/* The whole of a (small, /proc or /sys) file, or NULL. */
-char *doctor_read_text(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0, cap = 4096;
-	char *buf = fd >= 0 ? malloc(cap) : NULL;
-	ssize_t n = 0;
-
-	while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += (size_t)n;
-		if (len + 1 == cap) {
-			char *bigger = realloc(buf, cap *= 2);
-
-			if (!bigger)
-				n = -1;
-			else
-				buf = bigger;
-		}
-		if (n < 0)
-			break;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (buf && n < 0) {
-		free(buf);
-		return NULL;
-	}
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
+#include "util.h"
 
 void doctor_close_pair(int p[2])
 {
@@ -129,7 +98,7 @@ bool probe_pidfd_pids(int pidfd, long *proc, long *own)
 	bool found;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	text = doctor_read_text(path);
+	text = read_text_at(AT_FDCWD, path);
 	pid_line = text ? strstr(text, "\nPid:") : NULL;
 	ns_line = text ? strstr(text, "\nNSpid:") : NULL;
 	found = pid_line && ns_line;

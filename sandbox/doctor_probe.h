@@ -51,7 +51,6 @@ typedef void probe_fn(struct probe *p, int arg);
 
 
 /* The whole of a (small, /proc or /sys) file, or NULL; to be freed. */
-char *doctor_read_text(const char *path);
 void doctor_close_pair(int p[2]);
 /* --doctor's user namespace check (doctor_userns.c). */
 void check_userns(struct doctor *d, struct finding *f);

@@ -5,6 +5,7 @@
  * and mount namespace limits, CAP_SETFCAP, AppArmor's profile). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "doctor_probe.h"
 #include "process.h"
 #include "userns_probe.h"
+#include "util.h"
 
 #define CAP_SETFCAP_BIT 31
 
@@ -111,7 +113,7 @@ static void userns_clone_refused(struct finding *f, int err)
 /* Whether capability BIT is in this process's effective set. */
 static bool has_capability(int bit)
 {
-	char *status = doctor_read_text("/proc/self/status");
+	char *status = read_text_at(AT_FDCWD, "/proc/self/status");
 	char *line = status ? strstr(status, "\nCapEff:") : NULL;
 	unsigned long long caps = line ? strtoull(line + 8, NULL, 16) : 0;
 

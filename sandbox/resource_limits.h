@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "limits_text.h"
 
 struct plan;
 struct sandbox;
@@ -37,18 +38,5 @@ bool limits_pids_enforced(const struct plan *plan, char *how, size_t len);
  * the REASON when no cgroup would do. */
 bool limits_probe_cgroup(char *dir, size_t dirlen, char *controllers, size_t listlen,
 			 char *reason, size_t reasonlen);
-
-/* Pure helpers, shared with --explain, --doctor and the unit tests. */
-const char *limits_rlimit_name(int resource);
-void limits_format_bytes(unsigned long long v, char *buf, size_t len);
-void limits_format_rlimit(int resource, unsigned long long v, char *buf, size_t len);
-void limits_cpu_max(double fraction, char *buf, size_t len);
-int limits_cgroup2_path(const char *text, char *path, size_t len);
-int limits_cgroup_dir(const char *mountinfo, const char *path, char *dir, size_t dirlen,
-		      char *mnt, size_t mntlen);
-unsigned limits_controller_bits(const char *list);
-long long limits_event_count(const char *text, const char *key);
-pid_t limits_cgroup_owner(const char *name);
-long long limits_map_uid(const char *text, unsigned long long uid);
 
 #endif

@@ -147,16 +147,45 @@ ssize_t read_file_at(int dir, const char *name, char *buf, size_t len)
 	return n;
 }
 
+char *read_text_at(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, len = 0;
+	char *buf;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	buf = xreallocarray(NULL, cap, 1);
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (len == cap - 1)
+			buf = xreallocarray(buf, cap *= 2, 1);
+	}
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 int write_file_at(int dir, const char *name, const char *text)
 {
 	int fd = openat(dir, name, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
+	int saved;
 
 	if (fd < 0)
 		return -1;
 	n = write(fd, text, strlen(text));
+	saved = errno;
 	close(fd);
-	return n < 0 ? -1 : 0;
+	errno = saved;
+	if (n >= 0 && n != (ssize_t)strlen(text))
+		errno = EIO;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
 ssize_t send_with_fd(int sock, const void *data, size_t len, int fd)

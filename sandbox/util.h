@@ -32,6 +32,9 @@ int parse_amount(const char *s, unsigned long long *out);
 ssize_t read_file_at(int dir, const char *name, char *buf, size_t len);
 /* Write TEXT to the existing file NAME in DIR; 0 or -1 with errno. */
 int write_file_at(int dir, const char *name, const char *text);
+/* The whole of the small file NAME in DIR, NUL-terminated (free it), or
+ * NULL with errno. */
+char *read_text_at(int dir, const char *name);
 
 /* Send LEN bytes of DATA on the unix socket SOCK, with FD attached
  * (SCM_RIGHTS) unless it is -1; what sendmsg returns. */
