@@ -1,4 +1,4 @@
-/* Unit tests of the pure parts of resource_limits.c: where the sandbox's
+/* Unit tests of the pure parts of the limits (limits_text.c): where the sandbox's
  * cgroup goes (from /proc/self/cgroup and mountinfo texts), controller
  * lists, memory.events / pids.events, the names of left-over cgroups,
  * cpu.max, uid maps and how limits are written in messages. */
