@@ -72,7 +72,8 @@ build/hutch-init: helpers/hutch-init.c helpers/init_sys.h | build
 
 # hutch-seccomp: a policy compiled to the BPF program that bwrap's
 # --seccomp FD takes.
-build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/builtin.o \
+build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/seccomp_decide.o \
+		build/seccomp_build.o build/builtin.o \
 		build/builtin_data.o | build
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(HUTCH_LIBS)
 
