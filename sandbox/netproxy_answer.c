@@ -1,0 +1,182 @@
+/* The --allow-net proxy's answers and records: the answer a refused or
+ * failed request gets (an HTTP status and a one-line reason, or a SOCKS5
+ * reply code), the JSON line each connection leaves in the --report, and
+ * the one line on stderr at exit that says how many were refused.  What
+ * it defends against, and how:
+ *  - a client reading a reset instead of the reason: the answer is
+ *    written at once, then the client's rest is dropped until it closes
+ *    or LINGER_SECONDS pass;
+ *  - a flood of refusals filling the report: report.c's rate limit drops
+ *    lines, and the count dropped is written once at exit;
+ *  - a host name that would break the report's JSON: every string is
+ *    escaped. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "netproxy_conn.h"
+#include "report.h"
+#include "sandbox.h"
+#include "util.h"
+
+/* ---- reports ---- */
+
+static const char *proto_name(const struct conn *c)
+{
+	if (c->socks)
+		return "socks5";
+	if (!c->have_request)
+		return "http";
+	return c->req.proto == NET_PROTO_CONNECT ? "connect" : "http";
+}
+
+static void json_field(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (value)
+		json_fputs(f, value);
+	else
+		fputs("null", f);
+}
+
+/* One line: VERDICT "allowed", "refused" or "failed"; REASON or NULL. */
+void proxy_report_conn(struct sandbox *sb, const struct conn *c, const char *verdict,
+		       const char *reason)
+{
+	char when[40], addr[64] = "";
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!report_enabled(sb) || !(f = open_memstream(&line, &len)))
+		return;
+	report_time(when, sizeof(when));
+	fprintf(f, "{\"time\":\"%s\",\"kind\":\"net\"", when);
+	json_field(f, "protocol", proto_name(c));
+	json_field(f, "host", c->have_request ? c->req.host : NULL);
+	if (c->have_request)
+		fprintf(f, ",\"port\":%d", c->req.port);
+	else
+		fputs(",\"port\":null", f);
+	json_field(f, "verdict", verdict);
+	json_field(f, "rule", c->rule ? c->rule->text : NULL);
+	json_field(f, "origin", c->rule ? c->rule->origin : NULL);
+	if (c->next_addr > 0 && c->next_addr <= c->n_addrs)
+		net_addr_format(&c->addrs[c->next_addr - 1], addr, sizeof(addr));
+	json_field(f, "address", addr[0] ? addr : NULL);
+	json_field(f, "reason", reason);
+	fprintf(f, ",\"bytes_out\":%llu,\"bytes_in\":%llu,\"seconds\":%.3f}\n", c->bytes_up,
+		c->bytes_down, now() - c->started);
+	fclose(f);
+	if (line && !report_write_event(sb, line, len, true))
+		sb->net->lines_dropped++;
+	free(line);
+}
+
+void proxy_count_refusal(struct netproxy_state *st, const struct conn *c, const char *reason)
+{
+	if (st->refused++ > 0)
+		return;
+	if (c->have_request)
+		st->first = xasprintf("%s%s%s:%d", strchr(c->req.host, ':') ? "[" : "",
+				      c->req.host, strchr(c->req.host, ':') ? "]" : "",
+				      c->req.port);
+	else
+		st->first = xasprintf("%s", reason);
+}
+
+/* ---- answering ---- */
+
+static const char *status_text(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 408: return "Request Timeout";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	default: return "Gateway Timeout";
+	}
+}
+
+/* The answer of refusal or failure, written at once: it is short, and
+ * the socket's buffer is empty.  Then the client's rest is dropped until
+ * it closes or LINGER_SECONDS pass, so that it reads the answer rather
+ * than a reset. */
+static void answer_and_linger(struct sandbox *sb, struct conn *c, int status, int socks_code,
+			      const char *reason)
+{
+	char msg[512], body[320];
+	int n;
+
+	if (c->socks) {
+		unsigned char reply[10] = { 5, (unsigned char)socks_code, 0, 1 };
+
+		n = c->socks_greeted ? (int)sizeof(reply) : 0;
+		memcpy(msg, reply, sizeof(reply));
+	} else {
+		snprintf(body, sizeof(body), "hutch: %s\n", reason);
+		n = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+			     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", status,
+			     status_text(status), strlen(body), body);
+		if (n >= (int)sizeof(msg))
+			n = (int)sizeof(msg) - 1;
+	}
+	if (n > 0)
+		(void)send(c->client, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	shutdown(c->client, SHUT_WR);
+	proxy_abandon_lookup(sb->net, c);
+	close_fd(&c->server);
+	c->server_mask = 0;
+	c->phase = PH_LINGER;
+	c->deadline = now() + LINGER_SECONDS;
+	proxy_update_watch(sb->net, c);
+}
+
+void proxy_refuse(struct sandbox *sb, struct conn *c, int status, int socks_code,
+		  const char *reason)
+{
+	proxy_count_refusal(sb->net, c, reason);
+	proxy_report_conn(sb, c, "refused", reason);
+	answer_and_linger(sb, c, status, socks_code, reason);
+}
+
+void proxy_fail_upstream(struct sandbox *sb, struct conn *c, int status, int socks_code,
+			 const char *reason)
+{
+	proxy_report_conn(sb, c, "failed", reason);
+	answer_and_linger(sb, c, status, socks_code, reason);
+}
+
+/* ---- at exit ---- */
+
+void proxy_write_dropped_line(struct sandbox *sb)
+{
+	char when[40], line[200];
+	int n;
+
+	report_time(when, sizeof(when));
+	n = snprintf(line, sizeof(line), "{\"time\":\"%s\",\"kind\":\"net\",\"dropped\":%llu,"
+		     "\"reason\":\"more than 100 lines a second\"}\n", when,
+		     sb->net->lines_dropped);
+	(void)report_write_event(sb, line, (size_t)n, false);
+}
+
+void proxy_print_summary(struct sandbox *sb)
+{
+	struct netproxy_state *st = sb->net;
+	const char *dest = report_destination(sb);
+	const char *s = st->refused == 1 ? "" : "s";
+	char msg[1024];
+
+	if (dest)
+		snprintf(msg, sizeof(msg), "%llu network request%s refused (see %s)", st->refused,
+			 s, dest);
+	else
+		snprintf(msg, sizeof(msg), "%llu network request%s refused (first: %s); use "
+			 "--report FILE for details", st->refused, s, st->first ? st->first : "?");
+	log_warning(sb->plan->prog, msg);
+}
