@@ -243,7 +243,7 @@ static void describe_process(struct report_state *r, struct refusal *ev)
 }
 
 /* S as a JSON string, cut short to fit LEN. */
-static void json_string(char *buf, size_t len, const char *s)
+static void json_string_cut(char *buf, size_t len, const char *s)
 {
 	size_t used = 0, took;
 	char enc[8];
@@ -284,7 +284,7 @@ static void json_args(char *buf, size_t len, const __u64 *args)
 static void json_or_null(char *buf, size_t len, const char *s)
 {
 	if (s && *s)
-		json_string(buf, len, s);
+		json_string_cut(buf, len, s);
 	else
 		snprintf(buf, len, "null");
 }
