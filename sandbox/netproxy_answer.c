@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "json.h"
 #include "log.h"
 #include "netproxy_conn.h"
 #include "report.h"
@@ -32,47 +33,85 @@ static const char *proto_name(const struct conn *c)
 	return c->req.proto == NET_PROTO_CONNECT ? "connect" : "http";
 }
 
-static void json_field(FILE *f, const char *key, const char *value)
+/* The fields of a connection's line, after its time and kind. */
+static void conn_fields(const struct conn *c, const char *verdict, const char *reason,
+			struct json_writer *w)
 {
-	fprintf(f, ",\"%s\":", key);
-	if (value)
-		json_fputs(f, value);
+	char addr[64] = "";
+
+	json_key(w, "protocol");
+	json_string(w, proto_name(c));
+	json_key(w, "host");
+	json_string(w, c->have_request ? c->req.host : NULL);
+	json_key(w, "port");
+	if (c->have_request)
+		json_int(w, c->req.port);
 	else
-		fputs("null", f);
+		json_null(w);
+	json_key(w, "verdict");
+	json_string(w, verdict);
+	json_key(w, "rule");
+	json_string(w, c->rule ? c->rule->text : NULL);
+	json_key(w, "origin");
+	json_string(w, c->rule ? c->rule->origin : NULL);
+	if (c->next_addr > 0 && c->next_addr <= c->n_addrs)
+		net_addr_format(&c->addrs[c->next_addr - 1], addr, sizeof(addr));
+	json_key(w, "address");
+	json_string(w, addr[0] ? addr : NULL);
+	json_key(w, "reason");
+	json_string(w, reason);
+	json_key(w, "bytes_out");
+	json_uint(w, c->bytes_up);
+	json_key(w, "bytes_in");
+	json_uint(w, c->bytes_down);
+	json_key(w, "seconds");
+	json_number(w, "%.3f", now() - c->started);
+}
+
+/* A report line begun on F: {"time":NOW,"kind":"net" and the caller's
+ * fields to follow. */
+static void begin_net_line(FILE *f, struct json_writer *w)
+{
+	char when[40];
+
+	report_time(when, sizeof(when));
+	json_init(w, f, 0);
+	json_begin_object(w, JSON_COMPACT);
+	json_key(w, "time");
+	json_string(w, when);
+	json_key(w, "kind");
+	json_string(w, "net");
+}
+
+/* The line ended, and handed to the report: false if it was dropped. */
+static bool end_net_line(struct sandbox *sb, FILE *f, struct json_writer *w, char **line,
+			 size_t *len, bool limited)
+{
+	bool written;
+
+	json_end_object(w);
+	fputc('\n', f);
+	fclose(f);
+	written = !*line || report_write_event(sb, *line, *len, limited);
+	free(*line);
+	return written;
 }
 
 /* One line: VERDICT "allowed", "refused" or "failed"; REASON or NULL. */
 void proxy_report_conn(struct sandbox *sb, const struct conn *c, const char *verdict,
 		       const char *reason)
 {
-	char when[40], addr[64] = "";
+	struct json_writer w;
 	char *line = NULL;
 	size_t len = 0;
 	FILE *f;
 
 	if (!report_enabled(sb) || !(f = open_memstream(&line, &len)))
 		return;
-	report_time(when, sizeof(when));
-	fprintf(f, "{\"time\":\"%s\",\"kind\":\"net\"", when);
-	json_field(f, "protocol", proto_name(c));
-	json_field(f, "host", c->have_request ? c->req.host : NULL);
-	if (c->have_request)
-		fprintf(f, ",\"port\":%d", c->req.port);
-	else
-		fputs(",\"port\":null", f);
-	json_field(f, "verdict", verdict);
-	json_field(f, "rule", c->rule ? c->rule->text : NULL);
-	json_field(f, "origin", c->rule ? c->rule->origin : NULL);
-	if (c->next_addr > 0 && c->next_addr <= c->n_addrs)
-		net_addr_format(&c->addrs[c->next_addr - 1], addr, sizeof(addr));
-	json_field(f, "address", addr[0] ? addr : NULL);
-	json_field(f, "reason", reason);
-	fprintf(f, ",\"bytes_out\":%llu,\"bytes_in\":%llu,\"seconds\":%.3f}\n", c->bytes_up,
-		c->bytes_down, now() - c->started);
-	fclose(f);
-	if (line && !report_write_event(sb, line, len, true))
+	begin_net_line(f, &w);
+	conn_fields(c, verdict, reason, &w);
+	if (!end_net_line(sb, f, &w, &line, &len, true))
 		sb->net->lines_dropped++;
-	free(line);
 }
 
 void proxy_count_refusal(struct netproxy_state *st, const struct conn *c, const char *reason)
@@ -155,14 +194,19 @@ void proxy_fail_upstream(struct sandbox *sb, struct conn *c, int status, int soc
 
 void proxy_write_dropped_line(struct sandbox *sb)
 {
-	char when[40], line[200];
-	int n;
+	struct json_writer w;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
 
-	report_time(when, sizeof(when));
-	n = snprintf(line, sizeof(line), "{\"time\":\"%s\",\"kind\":\"net\",\"dropped\":%llu,"
-		     "\"reason\":\"more than 100 lines a second\"}\n", when,
-		     sb->net->lines_dropped);
-	(void)report_write_event(sb, line, (size_t)n, false);
+	if (!f)
+		return;
+	begin_net_line(f, &w);
+	json_key(&w, "dropped");
+	json_uint(&w, sb->net->lines_dropped);
+	json_key(&w, "reason");
+	json_string(&w, "more than 100 lines a second");
+	(void)end_net_line(sb, f, &w, &line, &len, false);
 }
 
 void proxy_print_summary(struct sandbox *sb)
