@@ -198,6 +198,18 @@ void json_string(struct json_writer *w, const char *s)
 	json_fputs(w->out, s);
 }
 
+void json_string_cut(struct json_writer *w, const char *s, size_t max)
+{
+	char enc[8];
+	size_t used, written = 0;
+
+	before_value(w);
+	fputc('"', w->out);
+	for (; *s && written < max; s += used)
+		written += fwrite(enc, 1, json_encode_char(s, enc, &used), w->out);
+	fputc('"', w->out);
+}
+
 void json_stringf(struct json_writer *w, const char *fmt, ...)
 {
 	char *s = NULL;

@@ -54,6 +54,9 @@ void json_string(struct json_writer *w, const char *s);
 /* A string made of FMT and its arguments, escaped like any other. */
 void json_stringf(struct json_writer *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* S as a string, cut short once MAX bytes of its escaped text are
+ * written (a character is never split): a line stays bounded. */
+void json_string_cut(struct json_writer *w, const char *s, size_t max);
 void json_int(struct json_writer *w, long long v);
 void json_uint(struct json_writer *w, unsigned long long v);
 /* A number in FMT ("%g", "%.6f"); the caller's format makes a number. */
