@@ -1,9 +1,9 @@
 /* The --allow-net proxy, served by the supervisor; this file is its
- * event loop: the listeners pid 1 hands over, accepting, the epoll set,
- * the deadlines, a connection's end, and the summary at exit.  The
- * request and the rules are in netproxy_decide.c, the relay in
- * netproxy_relay.c, answers and report lines in netproxy_answer.c, what
- * they share in netproxy_conn.h.
+ * event loop: the listeners pid 1 hands over, accepting, the deadlines,
+ * each event dispatched, and the end at exit.  The request and the rules
+ * are in netproxy_decide.c, the relay in netproxy_relay.c, a
+ * connection's epoll events, answer and end in netproxy_conn.c, the
+ * report lines in netproxy_report.c, what they share in netproxy_conn.h.
  *
  * pid 1 listens on 127.0.0.1 and ::1 at NET_PROXY_PORT in the sandbox's
  * network namespace (which has nothing but loopback) and hands the
@@ -48,14 +48,6 @@
 #include "sandbox.h"
 #include "util.h"
 
-static void conn_reset(struct conn *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->phase = PH_FREE;
-	c->client = c->server = c->lookup_fd = c->lookup_pidfd = -1;
-	c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
-}
-
 /* ---- prepare, and pid 1's side ---- */
 
 /* The proxy's state, every fd -1, or NULL. */
@@ -68,7 +60,7 @@ static struct netproxy_state *new_state(void)
 	st->handover[0] = st->handover[1] = st->epoll = st->timer = -1;
 	st->listeners[0] = st->listeners[1] = -1;
 	for (int i = 0; i < MAX_CONNS; i++)
-		conn_reset(&st->conns[i]);
+		proxy_conn_reset(&st->conns[i]);
 	for (int i = 0; i < 2 * MAX_CONNS; i++)
 		st->reap[i] = -1;
 	return st;
@@ -154,93 +146,6 @@ int netproxy_child_listen(struct sandbox *sb)
 		r = hand_over(sb, TAG_V6, v6, what);
 	close_fd(&st->handover[1]);
 	return r;
-}
-
-/* ---- epoll bookkeeping ---- */
-
-void proxy_watch(struct netproxy_state *st, int fd, uint64_t tag, uint32_t want,
-		 uint32_t *have)
-{
-	struct epoll_event ev = { .events = want, .data.u64 = tag };
-	int op = *have == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
-
-	if (fd < 0 || want == *have)
-		return;
-	if (epoll_ctl(st->epoll, op, fd, &ev) == 0 || op == EPOLL_CTL_DEL)
-		*have = want;
-}
-
-void proxy_watch_fixed(struct netproxy_state *st, int fd, uint64_t tag)
-{
-	uint32_t have = 0;
-
-	proxy_watch(st, fd, tag, EPOLLIN, &have);
-}
-
-/* The events each socket needs now, from the phase and the buffers. */
-void proxy_update_watch(struct netproxy_state *st, struct conn *c)
-{
-	unsigned i = (unsigned)conn_index(st, c);
-	uint32_t cw = 0, sw = 0;
-
-	switch (c->phase) {
-	case PH_HEAD:
-	case PH_LINGER:
-		cw = EPOLLIN;
-		break;
-	case PH_CONNECTING:
-		sw = EPOLLOUT;
-		break;
-	case PH_RELAY:
-		cw = (!c->client_eof && relay_has_room(&c->up) ? EPOLLIN : 0) |
-		     (relay_pending(&c->down) ? EPOLLOUT : 0);
-		sw = (!c->server_eof && relay_has_room(&c->down) ? EPOLLIN : 0) |
-		     (relay_pending(&c->up) ? EPOLLOUT : 0);
-		break;
-	default:
-		break;
-	}
-	proxy_watch(st, c->client, tag_of(TAG_CLIENT, i), cw, &c->client_mask);
-	proxy_watch(st, c->server, tag_of(TAG_SERVER, i), sw, &c->server_mask);
-}
-
-/* ---- ending a connection ---- */
-
-/* A lookup nobody waits for any more: killed, reaped now or later. */
-void proxy_abandon_lookup(struct netproxy_state *st, struct conn *c)
-{
-	if (c->lookup_pidfd >= 0 && !net_lookup_end(c->lookup_pidfd, false)) {
-		for (int i = 0; i < 2 * MAX_CONNS; i++)
-			if (st->reap[i] < 0) {
-				st->reap[i] = c->lookup_pidfd;
-				proxy_watch_fixed(st, st->reap[i], tag_of(TAG_REAP, (unsigned)i));
-				c->lookup_pidfd = -1;
-				break;
-			}
-		if (c->lookup_pidfd >= 0)
-			net_lookup_end(c->lookup_pidfd, true);	/* killed: ends now */
-	}
-	close_fd(&c->lookup_pidfd);
-	close_fd(&c->lookup_fd);
-}
-
-void proxy_conn_close(struct sandbox *sb, struct conn *c)
-{
-	struct netproxy_state *st = sb->net;
-
-	if (c->phase == PH_RELAY)
-		proxy_report_conn(sb, c, "allowed", NULL);
-	proxy_abandon_lookup(st, c);
-	/* Closing removes a socket from the epoll set. */
-	close_fd(&c->client);
-	close_fd(&c->server);
-	for (int i = 0; i < 2; i++) {
-		close_fd(&c->up.pipe[i]);
-		close_fd(&c->down.pipe[i]);
-	}
-	free(c->up.data);
-	free(c->down.data);
-	conn_reset(c);
 }
 
 /* ---- accepting ---- */

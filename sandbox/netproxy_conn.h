@@ -1,12 +1,14 @@
 /* The --allow-net proxy's insides, shared by its files (nothing else
  * includes this): one connection's state and its two bounded buffers,
  * the proxy's state, the limits that bound every one of them, and the
- * calls the files make of each other.
+ * calls the files make of each other.  Each file calls only those below
+ * it (no cycle):
  *
- *   netproxy.c         the event loop: listeners, accepting, epoll, deadlines
+ *   netproxy.c         the event loop: listeners, accepting, deadlines, dispatch
  *   netproxy_decide.c  the request head, the rules, the lookup, the connect
  *   netproxy_relay.c   the bytes relayed once a server is connected
- *   netproxy_answer.c  refusals and failures: the answer, the report line */
+ *   netproxy_conn.c    a connection's epoll events, its answer, its end
+ *   netproxy_report.c  the --report lines and the summary at exit */
 #ifndef HUTCH_NETPROXY_CONN_H
 #define HUTCH_NETPROXY_CONN_H
 
@@ -154,14 +156,6 @@ static inline void buf_compact(struct relay_buf *b)
 	}
 }
 
-/* netproxy.c: the epoll set and a connection's end. */
-void proxy_watch(struct netproxy_state *st, int fd, uint64_t tag, uint32_t want,
-		 uint32_t *have);
-void proxy_watch_fixed(struct netproxy_state *st, int fd, uint64_t tag);
-void proxy_update_watch(struct netproxy_state *st, struct conn *c);
-void proxy_abandon_lookup(struct netproxy_state *st, struct conn *c);
-void proxy_conn_close(struct sandbox *sb, struct conn *c);
-
 /* netproxy_decide.c: from the request's first byte to a connected server. */
 void proxy_read_head(struct sandbox *sb, struct conn *c);
 void proxy_drain_linger(struct sandbox *sb, struct conn *c);
@@ -172,15 +166,24 @@ void proxy_on_connected(struct sandbox *sb, struct conn *c);
 void proxy_start_relay(struct sandbox *sb, struct conn *c);
 void proxy_relay(struct sandbox *sb, struct conn *c);
 
-/* netproxy_answer.c: report lines, answers of refusal and failure, the
- * summary at exit. */
-void proxy_report_conn(struct sandbox *sb, const struct conn *c, const char *verdict,
-		       const char *reason);
-void proxy_count_refusal(struct netproxy_state *st, const struct conn *c, const char *reason);
+/* netproxy_conn.c: the epoll set, answers of refusal and failure, a
+ * connection's end. */
+void proxy_conn_reset(struct conn *c);
+void proxy_watch(struct netproxy_state *st, int fd, uint64_t tag, uint32_t want,
+		 uint32_t *have);
+void proxy_watch_fixed(struct netproxy_state *st, int fd, uint64_t tag);
+void proxy_update_watch(struct netproxy_state *st, struct conn *c);
+void proxy_abandon_lookup(struct netproxy_state *st, struct conn *c);
+void proxy_conn_close(struct sandbox *sb, struct conn *c);
 void proxy_refuse(struct sandbox *sb, struct conn *c, int status, int socks_code,
 		  const char *reason);
 void proxy_fail_upstream(struct sandbox *sb, struct conn *c, int status, int socks_code,
 			 const char *reason);
+
+/* netproxy_report.c: report lines, the summary at exit. */
+void proxy_report_conn(struct sandbox *sb, const struct conn *c, const char *verdict,
+		       const char *reason);
+void proxy_count_refusal(struct netproxy_state *st, const struct conn *c, const char *reason);
 void proxy_write_dropped_line(struct sandbox *sb);
 void proxy_print_summary(struct sandbox *sb);
 

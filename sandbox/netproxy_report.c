@@ -1,19 +1,15 @@
-/* The --allow-net proxy's answers and records: the answer a refused or
- * failed request gets (an HTTP status and a one-line reason, or a SOCKS5
- * reply code), the JSON line each connection leaves in the --report, and
- * the one line on stderr at exit that says how many were refused.  What
- * it defends against, and how:
- *  - a client reading a reset instead of the reason: the answer is
- *    written at once, then the client's rest is dropped until it closes
- *    or LINGER_SECONDS pass;
- *  - a flood of refusals filling the report: report.c's rate limit drops
- *    lines, and the count dropped is written once at exit;
- *  - a host name that would break the report's JSON: every string is
- *    escaped. */
+/* The --allow-net proxy's records: the JSON line each connection leaves
+ * in the --report (allowed, refused or failed, with the rule, the address
+ * and the bytes), the line that counts those the rate limit dropped, and
+ * the one line on stderr at exit that says how many requests were
+ * refused.  What it defends against, and how:
+ *  - a flood of connections filling the report: report.c's rate limit
+ *    drops lines, and the count dropped is written once at exit;
+ *  - a host name that would break the report's JSON: every string goes
+ *    through the JSON writer's escaper. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 
 #include "json.h"
 #include "log.h"
@@ -124,70 +120,6 @@ void proxy_count_refusal(struct netproxy_state *st, const struct conn *c, const 
 				      c->req.port);
 	else
 		st->first = xasprintf("%s", reason);
-}
-
-/* ---- answering ---- */
-
-static const char *status_text(int status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 408: return "Request Timeout";
-	case 431: return "Request Header Fields Too Large";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	default: return "Gateway Timeout";
-	}
-}
-
-/* The answer of refusal or failure, written at once: it is short, and
- * the socket's buffer is empty.  Then the client's rest is dropped until
- * it closes or LINGER_SECONDS pass, so that it reads the answer rather
- * than a reset. */
-static void answer_and_linger(struct sandbox *sb, struct conn *c, int status, int socks_code,
-			      const char *reason)
-{
-	char msg[512], body[320];
-	int n;
-
-	if (c->socks) {
-		unsigned char reply[10] = { 5, (unsigned char)socks_code, 0, 1 };
-
-		n = c->socks_greeted ? (int)sizeof(reply) : 0;
-		memcpy(msg, reply, sizeof(reply));
-	} else {
-		snprintf(body, sizeof(body), "hutch: %s\n", reason);
-		n = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
-			     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", status,
-			     status_text(status), strlen(body), body);
-		if (n >= (int)sizeof(msg))
-			n = (int)sizeof(msg) - 1;
-	}
-	if (n > 0)
-		(void)send(c->client, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	shutdown(c->client, SHUT_WR);
-	proxy_abandon_lookup(sb->net, c);
-	close_fd(&c->server);
-	c->server_mask = 0;
-	c->phase = PH_LINGER;
-	c->deadline = now() + LINGER_SECONDS;
-	proxy_update_watch(sb->net, c);
-}
-
-void proxy_refuse(struct sandbox *sb, struct conn *c, int status, int socks_code,
-		  const char *reason)
-{
-	proxy_count_refusal(sb->net, c, reason);
-	proxy_report_conn(sb, c, "refused", reason);
-	answer_and_linger(sb, c, status, socks_code, reason);
-}
-
-void proxy_fail_upstream(struct sandbox *sb, struct conn *c, int status, int socks_code,
-			 const char *reason)
-{
-	proxy_report_conn(sb, c, "failed", reason);
-	answer_and_linger(sb, c, status, socks_code, reason);
 }
 
 /* ---- at exit ---- */
