@@ -1,6 +1,7 @@
 # hutch: a rootless sandbox launcher.
 # make            build ./hutch
-# make check      install missing build dependencies (as root), build, run all tests
+# make deps       install missing build dependencies (as root), or say which
+# make check      make deps, build, run all tests
 # make check-container  make demo and make check in a podman container (as root)
 # make demo       build, then run a short command in the default sandbox
 # make asan       the whole test suite on an AddressSanitizer + UBSan build
@@ -15,7 +16,11 @@ PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/hutch
 MANDIR = $(PREFIX)/share/man
-CC ?= gcc
+# gcc unless the command line or the environment names a compiler (make's
+# own default, cc, is not a choice: CC ?= would keep it).
+ifeq ($(origin CC),default)
+CC = gcc
+endif
 CFLAGS ?= -O2 -g
 WARN = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_FORTIFY_SOURCE=2
 PKGS = libseccomp libcap
@@ -26,9 +31,11 @@ DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bub
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"'
+# Each object's own header dependencies, written beside it (build/*.d),
+# and a target for each header so that a header removed breaks nothing.
+DEPFLAGS = -MMD -MP
 
 SRCS = $(wildcard sandbox/*.c)
-HDRS = $(wildcard sandbox/*.h)
 PROFILES = $(filter-out %~,$(wildcard profiles/*[!~] profiles/seccomp/*))
 PROFILE_FILES = $(foreach f,$(PROFILES),$(if $(wildcard $(f)/.),,$(f)))
 # Parsing and policy code, linked into the unit tests as well.
@@ -36,7 +43,8 @@ LIB_SRCS = $(filter-out sandbox/main.c,$(SRCS))
 
 # The shipped policies' seccomp programs, built by libseccomp at build time.
 SHIPPED_POLICIES = $(notdir $(filter profiles/seccomp/%,$(PROFILE_FILES)))
-FILTER_FILES = $(foreach p,$(SHIPPED_POLICIES),$(foreach v,plain notify late,build/filters/$(p).$(v)))
+FILTER_VARIANTS = plain notify late
+FILTER_FILES = $(foreach p,$(SHIPPED_POLICIES),$(foreach v,$(FILTER_VARIANTS),build/filters/$(p).$(v)))
 DATA_OBJS = build/builtin_data.o build/filters_data.o
 
 OBJS = $(SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
@@ -63,66 +71,67 @@ hutch: $(OBJS)
 # where helpers/init_sys.h has a system call layer (x86_64, aarch64): 10
 # kB instead of 690, and no libc start-up on every launch.
 INIT_CFLAGS = $(if $(filter x86_64-% aarch64-%,$(shell $(CC) -dumpmachine)),\
-	-DHUTCH_INIT_NOLIBC -nostdlib -fno-pie -no-pie -fno-stack-protector \
+	-DHUTCH_INIT_NOLIBC -nostdlib -fno-pie $(INIT_NO_PIE) -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-builtin)
+# gcc needs -no-pie to link it so; clang does with -static alone, and
+# stops at -no-pie as an unused argument.
+INIT_NO_PIE = $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-no-pie)
 
-build/hutch-init: helpers/hutch-init.c helpers/init_sys.h | build
+build/hutch-init: helpers/hutch-init.c helpers/init_sys.h
+	@mkdir -p $(@D)
 	$(CC) $(WARN) -Os -static $(INIT_CFLAGS) -o $@ $<
 	strip $@
 
 # hutch-seccomp: a policy compiled to the BPF program that bwrap's
 # --seccomp FD takes.
 build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/seccomp_decide.o \
-		build/seccomp_build.o build/builtin.o \
-		build/builtin_data.o | build
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(HUTCH_LIBS)
+		build/seccomp_build.o build/builtin.o build/builtin_data.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $^ $(HUTCH_LIBS)
 
-build/builtin_data.S: sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) | build
+build/builtin_data.S: sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES)
+	@mkdir -p $(@D)
 	sh sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) > $@
 
 build/builtin_data.o: build/builtin_data.S
+	@mkdir -p $(@D)
 	$(CC) -c -o $@ $<
 
 # A launch under a shipped policy as it ships loads these instead of
-# compiling the policy again (see sandbox/builtin_filters.c).
-build/filters/%.plain: build/hutch-seccomp
+# compiling the policy again (see sandbox/builtin_filters.c).  In
+# build/filters/POLICY.VARIANT the stem's last suffix is the variant.
+$(FILTER_FILES): build/filters/%: build/hutch-seccomp
 	@mkdir -p $(@D)
-	build/hutch-seccomp --variant plain $* $@
+	build/hutch-seccomp --variant $(patsubst .%,%,$(suffix $*)) $(basename $*) $@
 
-build/filters/%.notify: build/hutch-seccomp
+build/filters_data.S: sandbox/builtin-filters-gen.sh $(FILTER_FILES)
 	@mkdir -p $(@D)
-	build/hutch-seccomp --variant notify $* $@
-
-build/filters/%.late: build/hutch-seccomp
-	@mkdir -p $(@D)
-	build/hutch-seccomp --variant late $* $@
-
-build/filters_data.S: sandbox/builtin-filters-gen.sh $(FILTER_FILES) | build
 	sh sandbox/builtin-filters-gen.sh build/filters $(SHIPPED_POLICIES) > $@
 
 build/filters_data.o: build/filters_data.S
+	@mkdir -p $(@D)
 	$(CC) -c -o $@ $<
 
-build/%.o: sandbox/%.c $(HDRS) | build
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+build/%.o: sandbox/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # hutch-fault: the same code with fault injection at every stage; built
 # for the tests, never installed.
-build/fault/%.o: sandbox/%.c $(HDRS) | build
-	$(CC) $(ALL_CFLAGS) -DHUTCH_FAULT -c -o $@ $<
+build/fault/%.o: sandbox/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DHUTCH_FAULT -c -o $@ $<
 
 build/hutch-fault: $(FAULT_OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(FAULT_OBJS) $(PKG_LIBS)
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-build/asan/%.o: sandbox/%.c $(HDRS) | build
-	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -DHUTCH_FAULT -c -o $@ $<
+build/asan/%.o: sandbox/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(ASAN_FLAGS) -DHUTCH_FAULT -c -o $@ $<
 
 build/asan/hutch: $(ASAN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -o $@ $(ASAN_OBJS) $(PKG_LIBS)
-
-build:
-	mkdir -p build/fault build/asan build/unit
 
 # ---- tests ----
 
@@ -130,15 +139,17 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,build/unit/%,$(wildcard tests/unit/test_*
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 LIB_OBJS = $(LIB_SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 
-build/unit/%: tests/unit/%.c tests/unit/run_suite.h $(LIB_OBJS) | build
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS)
+build/unit/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS)
 
 # No dependency cycle among the files of sandbox/ (from nm on build/*.o).
 .PHONY: depgraph
 depgraph: hutch
 	tests/depgraph build
 
-build/test-reaper: tests/integration/reaper.c | build
+build/test-reaper: tests/integration/reaper.c
+	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
 
 unit: $(UNIT_TESTS)
@@ -150,6 +161,9 @@ integration: hutch build/hutch-fault build/test-reaper
 	HUTCH=$(CURDIR)/hutch HUTCH_FAULT_BIN=$(CURDIR)/build/hutch-fault \
 		build/test-reaper tests/integration/run
 
+# check installs what is missing first, as the README promises of its two
+# commands (deps runs apt-get only when a package is missing, and only as
+# root; otherwise it prints the apt-get line and stops).
 check: deps
 	$(MAKE) all build/hutch-fault
 	$(MAKE) unit
@@ -209,14 +223,14 @@ FUZZ_CFLAGS = -std=gnu11 -w $(filter-out $(WARN),$(ALL_CFLAGS)) -O1 -fno-omit-fr
 FUZZ_OBJS = $(LIB_SRCS:sandbox/%.c=build/fuzz-obj/%.o) $(DATA_OBJS)
 FUZZ_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-build/fuzz-obj/%.o: sandbox/%.c $(HDRS)
+build/fuzz-obj/%.o: sandbox/%.c
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	clang $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 # The parser's file access goes through the guards of tests/fuzz/fuzz.h.
-$(FUZZ_BINS): build/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+$(FUZZ_BINS): build/fuzz/%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=open,--wrap=read,--wrap=write,--wrap=close \
+	clang $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer -Wl,--wrap=open,--wrap=read,--wrap=write,--wrap=close \
 		-o $@ $< $(FUZZ_OBJS) $(PKG_LIBS)
 
 fuzz-deps:
@@ -264,3 +278,7 @@ uninstall:
 
 clean:
 	rm -rf build hutch
+
+# The header dependencies the compiler wrote (DEPFLAGS); none before the
+# first build, which builds everything anyway.
+-include $(wildcard build/*.d build/*/*.d)

@@ -6,6 +6,7 @@
 #include "resource_limits.h"
 #include "cwd.h"
 #include "explain.h"
+#include "json.h"
 #include "landlock.h"
 #include "netrule.h"
 #include "policy.h"
@@ -199,314 +200,377 @@ static void explain_protect(const struct plan *plan, FILE *out)
 
 /* ---- --explain=json: the same plan as one JSON document ---- */
 
-static void json_key(FILE *out, const char *key, bool first)
+static void json_strings(struct json_writer *w, char *const *v, size_t n)
 {
-	fprintf(out, "%s\n  ", first ? "" : ",");
-	json_fputs(out, key);
-	fputs(": ", out);
+	json_begin_array(w, JSON_SPACED);
+	for (size_t i = 0; i < n && v[i]; i++)
+		json_string(w, v[i]);
+	json_end_array(w);
 }
 
-static void json_strings(FILE *out, char *const *v, size_t n)
-{
-	fputc('[', out);
-	for (size_t i = 0; i < n && v[i]; i++) {
-		fputs(i ? ", " : "", out);
-		json_fputs(out, v[i]);
-	}
-	fputc(']', out);
-}
-
-/* , "current-directory": {"covers": DEST, "on": DEST-or-null} */
-static void json_cwd(const struct plan *plan, size_t i, FILE *out)
+/* "current-directory": {"covers": DEST, "on": DEST-or-null} */
+static void json_cwd(const struct plan *plan, size_t i, struct json_writer *w)
 {
 	const struct fs_op *on = cwd_lands_on(plan, i);
 
-	fputs(", \"current-directory\": {\"covers\": ", out);
-	json_fputs(out, plan->ops[i].dest);
-	fputs(", \"on\": ", out);
-	if (on)
-		json_fputs(out, on->dest);
-	else
-		fputs("null", out);
-	fputc('}', out);
+	json_key(w, "current-directory");
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "covers");
+	json_string(w, plan->ops[i].dest);
+	json_key(w, "on");
+	json_string(w, on ? on->dest : NULL);
+	json_end_object(w);
 }
 
-static void json_op(const struct plan *plan, size_t i, FILE *out)
+static void json_op(const struct plan *plan, size_t i, struct json_writer *w)
 {
 	const struct fs_op *op = &plan->ops[i];
 
-	fputs("{\"op\": ", out);
-	json_fputs(out, plan_op_name(op->kind));
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "op");
+	json_string(w, plan_op_name(op->kind));
 	if (op->src) {
-		fputs(", \"source\": ", out);
-		json_fputs(out, op->src);
+		json_key(w, "source");
+		json_string(w, op->src);
 	}
-	if (op->fd >= 0)
-		fprintf(out, ", \"fd\": %d", op->fd);
-	fputs(", \"dest\": ", out);
-	json_fputs(out, op->dest);
-	fprintf(out, ", \"read-only\": %s, \"devices\": %s, \"if-present\": %s",
-		op->flags & FS_READONLY ? "true" : "false",
-		op->flags & FS_DEVICES ? "true" : "false", op->flags & FS_TRY ? "true" : "false");
-	if (op->has_perms)
-		fprintf(out, ", \"mode\": \"%04o\"", (unsigned)op->perms);
-	if (op->size)
-		fprintf(out, ", \"size\": %llu", op->size);
-	fputs(", \"origin\": ", out);
-	json_fputs(out, op->origin);
+	if (op->fd >= 0) {
+		json_key(w, "fd");
+		json_int(w, op->fd);
+	}
+	json_key(w, "dest");
+	json_string(w, op->dest);
+	json_key(w, "read-only");
+	json_bool(w, op->flags & FS_READONLY);
+	json_key(w, "devices");
+	json_bool(w, op->flags & FS_DEVICES);
+	json_key(w, "if-present");
+	json_bool(w, op->flags & FS_TRY);
+	if (op->has_perms) {
+		json_key(w, "mode");
+		json_stringf(w, "%04o", (unsigned)op->perms);
+	}
+	if (op->size) {
+		json_key(w, "size");
+		json_uint(w, op->size);
+	}
+	json_key(w, "origin");
+	json_string(w, op->origin);
 	if (op->flags & FS_CWD)
-		json_cwd(plan, i, out);
-	fputc('}', out);
+		json_cwd(plan, i, w);
+	json_end_object(w);
 }
 
-static void json_filesystem(const struct plan *plan, FILE *out)
+static void json_filesystem(const struct plan *plan, struct json_writer *w)
 {
-	json_key(out, "filesystem", false);
-	fputc('[', out);
-	for (size_t i = 0; i < plan->n_ops; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
-		json_op(plan, i, out);
-	}
-	fputs("]", out);
+	json_key(w, "filesystem");
+	json_begin_array(w, JSON_ROWS);
+	for (size_t i = 0; i < plan->n_ops; i++)
+		json_op(plan, i, w);
+	json_end_array(w);
 }
 
-static void json_namespaces(const struct plan *plan, FILE *out)
+static void json_namespaces(const struct plan *plan, struct json_writer *w)
 {
-	bool first = true;
-
-	json_key(out, "namespaces", false);
-	fputc('[', out);
+	json_key(w, "namespaces");
+	json_begin_array(w, JSON_SPACED);
 	for (size_t i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++)
-		if (plan->clone_flags & namespaces[i].flag) {
-			fputs(first ? "" : ", ", out);
-			json_fputs(out, namespaces[i].name);
-			first = false;
-		}
-	fputc(']', out);
+		if (plan->clone_flags & namespaces[i].flag)
+			json_string(w, namespaces[i].name);
+	json_end_array(w);
 }
 
-static void json_action(struct seccomp_action action, FILE *out)
+/* "action": "allow", or "action": "deny", "errno": NAME-or-number */
+static void json_action(struct seccomp_action action, struct json_writer *w)
 {
 	const char *name = action.allow ? NULL : strerrorname_np(action.errnum);
 
+	json_key(w, "action");
+	json_string(w, action.allow ? "allow" : "deny");
 	if (action.allow)
-		fputs("\"action\": \"allow\"", out);
-	else if (name)
-		fprintf(out, "\"action\": \"deny\", \"errno\": \"%s\"", name);
+		return;
+	json_key(w, "errno");
+	if (name)
+		json_string(w, name);
 	else
-		fprintf(out, "\"action\": \"deny\", \"errno\": %d", action.errnum);
+		json_int(w, action.errnum);
 }
 
-struct json_walk {
-	FILE *out;
-	bool first;
-};
+static void json_exception(const struct seccomp_rule *e, struct json_writer *w)
+{
+	json_begin_object(w, JSON_SPACED);
+	json_action(e->action, w);
+	json_key(w, "arg");
+	json_uint(w, e->cond.arg);
+	json_key(w, "mask");
+	json_stringf(w, "0x%llx", (unsigned long long)e->cond.mask);
+	json_key(w, "value");
+	json_stringf(w, "0x%llx", (unsigned long long)e->cond.value);
+	json_key(w, "source");
+	json_string(w, e->source);
+	json_end_object(w);
+}
 
 /* {"syscall": ..., "action": ..., "source": ..., "exceptions": [...]} */
 static void json_syscall(const struct seccomp_summary *sum, void *arg)
 {
-	struct json_walk *w = arg;
-	FILE *out = w->out;
+	struct json_writer *w = arg;
 
-	fputs(w->first ? "\n    {\"syscall\": " : ",\n    {\"syscall\": ", out);
-	w->first = false;
-	json_fputs(out, sum->syscall);
-	fputs(", ", out);
-	json_action(sum->action, out);
-	fputs(", \"source\": ", out);
-	json_fputs(out, sum->source);
-	fputs(", \"exceptions\": [", out);
-	for (size_t i = 0; i < sum->n_exceptions; i++) {
-		const struct seccomp_rule *e = sum->exceptions[i];
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "syscall");
+	json_string(w, sum->syscall);
+	json_action(sum->action, w);
+	json_key(w, "source");
+	json_string(w, sum->source);
+	json_key(w, "exceptions");
+	json_begin_array(w, JSON_SPACED);
+	for (size_t i = 0; i < sum->n_exceptions; i++)
+		json_exception(sum->exceptions[i], w);
+	json_end_array(w);
+	json_end_object(w);
+}
 
-		fprintf(out, "%s{", i ? ", " : "");
-		json_action(e->action, out);
-		fprintf(out, ", \"arg\": %u, \"mask\": \"0x%llx\", \"value\": \"0x%llx\", "
-			"\"source\": ", e->cond.arg, (unsigned long long)e->cond.mask,
-			(unsigned long long)e->cond.value);
-		json_fputs(out, e->source);
-		fputc('}', out);
-	}
-	fputs("]}", out);
+static void json_loaded_policy(struct seccomp_policy *pol, struct json_writer *w)
+{
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "filter");
+	json_bool(w, !seccomp_policy_is_empty(pol));
+	json_key(w, "default");
+	json_begin_object(w, JSON_SPACED);
+	json_action(pol->default_action, w);
+	json_key(w, "source");
+	json_string(w, pol->default_source);
+	json_end_object(w);
+	json_key(w, "other-abis");
+	json_string(w, "kill-process");
+	json_key(w, "syscalls");
+	json_begin_array(w, JSON_LINES);
+	seccomp_policy_summarize(pol, json_syscall, w);
+	json_end_array(w);
+	json_end_object(w);
 }
 
 /* The policy as the filter applies it: its default, and every syscall
  * it treats otherwise, as --explain says in words. */
-static void json_seccomp(const struct plan *plan, FILE *out)
+static void json_seccomp(const struct plan *plan, struct json_writer *w)
 {
 	struct seccomp_policy *pol = NULL;
-	struct json_walk walk = { .out = out, .first = true };
 	char err[1024];
 
-	json_key(out, "seccomp", false);
+	json_key(w, "seccomp");
 	if (!plan->seccomp_policy) {
-		fputs("null", out);
+		json_null(w);
 		return;
 	}
 	if (policy_load(plan, &pol, err, sizeof(err)) < 0) {
-		fputs("{\"error\": ", out);
-		json_fputs(out, err);
-		fputc('}', out);
+		json_begin_object(w, JSON_SPACED);
+		json_key(w, "error");
+		json_string(w, err);
+		json_end_object(w);
 		return;
 	}
-	fprintf(out, "{\"filter\": %s, \"default\": {",
-		seccomp_policy_is_empty(pol) ? "false" : "true");
-	json_action(pol->default_action, out);
-	fputs(", \"source\": ", out);
-	json_fputs(out, pol->default_source);
-	fputs("}, \"other-abis\": \"kill-process\", \"syscalls\": [", out);
-	seccomp_policy_summarize(pol, json_syscall, &walk);
-	fputs(walk.first ? "]}" : "\n  ]}", out);
+	json_loaded_policy(pol, w);
 	seccomp_policy_free(pol);
 }
 
-static void json_policy(const struct plan *plan, FILE *out)
+static void json_syscall_rules(const struct plan *plan, struct json_writer *w)
 {
-	json_key(out, "seccomp-policy", false);
-	json_fputs(out, plan->seccomp_policy ? plan->seccomp_policy : "none");
-	json_seccomp(plan, out);
-	json_key(out, "seccomp-rules", false);
-	fputc('[', out);
-	for (size_t i = 0; i < plan->n_syscall_rules; i++)
-		fprintf(out, "%s{\"syscall\": \"%s\", \"action\": \"%s\", \"errno\": %d}",
-			i ? ", " : "", plan->syscall_rules[i].name,
-			plan->syscall_rules[i].allow ? "allow" : "deny", plan->syscall_rules[i].errnum);
-	fputc(']', out);
-	json_key(out, "capabilities-added", false);
-	fprintf(out, "\"0x%llx\"", plan->caps_add & ~plan->caps_drop);
-	json_key(out, "no-new-privs", false);
-	fputs("true", out);
+	json_key(w, "seccomp-rules");
+	json_begin_array(w, JSON_SPACED);
+	for (size_t i = 0; i < plan->n_syscall_rules; i++) {
+		json_begin_object(w, JSON_SPACED);
+		json_key(w, "syscall");
+		json_string(w, plan->syscall_rules[i].name);
+		json_key(w, "action");
+		json_string(w, plan->syscall_rules[i].allow ? "allow" : "deny");
+		json_key(w, "errno");
+		json_int(w, plan->syscall_rules[i].errnum);
+		json_end_object(w);
+	}
+	json_end_array(w);
 }
 
-static void json_limits(const struct plan *plan, FILE *out)
+static void json_policy(const struct plan *plan, struct json_writer *w)
+{
+	json_key(w, "seccomp-policy");
+	json_string(w, plan->seccomp_policy ? plan->seccomp_policy : "none");
+	json_seccomp(plan, w);
+	json_syscall_rules(plan, w);
+	json_key(w, "capabilities-added");
+	json_stringf(w, "0x%llx", plan->caps_add & ~plan->caps_drop);
+	json_key(w, "no-new-privs");
+	json_bool(w, true);
+}
+
+static void json_rlimit(const struct rlimit_setting *r, struct json_writer *w)
 {
 	char buf[64];
 
-	json_key(out, "rlimits", false);
-	fputc('[', out);
-	for (size_t i = 0; i < plan->n_rlimits; i++) {
-		const struct rlimit_setting *r = &plan->rlimits[i];
-
-		fprintf(out, "%s{\"name\": ", i ? ", " : "");
-		json_fputs(out, limits_rlimit_name(r->resource));
-		limits_format_rlimit(r->resource, r->soft, buf, sizeof(buf));
-		fputs(", \"soft\": ", out);
-		json_fputs(out, buf);
-		limits_format_rlimit(r->resource, r->hard, buf, sizeof(buf));
-		fputs(", \"hard\": ", out);
-		json_fputs(out, buf);
-		fputs(", \"origin\": ", out);
-		json_fputs(out, r->origin);
-		fputc('}', out);
-	}
-	fputc(']', out);
-	json_key(out, "pids", false);
-	fprintf(out, "%lld", plan->pids);
-	json_key(out, "memory", false);
-	fprintf(out, "%llu", plan->memory);
-	json_key(out, "memory-swap", false);
-	fprintf(out, "%llu", plan->memory_swap);
-	json_key(out, "cpu", false);
-	fprintf(out, "%g", plan->cpu);
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "name");
+	json_string(w, limits_rlimit_name(r->resource));
+	limits_format_rlimit(r->resource, r->soft, buf, sizeof(buf));
+	json_key(w, "soft");
+	json_string(w, buf);
+	limits_format_rlimit(r->resource, r->hard, buf, sizeof(buf));
+	json_key(w, "hard");
+	json_string(w, buf);
+	json_key(w, "origin");
+	json_string(w, r->origin);
+	json_end_object(w);
 }
 
-static void json_process(const struct plan *plan, FILE *out)
+static void json_limits(const struct plan *plan, struct json_writer *w)
 {
-	json_key(out, "uid", false);
-	fprintf(out, "%u", (unsigned)plan->uid);
-	json_key(out, "gid", false);
-	fprintf(out, "%u", (unsigned)plan->gid);
-	json_key(out, "hostname", false);
-	if (plan->hostname)
-		json_fputs(out, plan->hostname);
-	else
-		fputs("null", out);
-	json_key(out, "chdir", false);
-	json_fputs(out, plan->chdir ? plan->chdir : "");
-	json_key(out, "environment", false);
-	json_strings(out, plan->env, plan->n_env);
-	json_key(out, "new-session", false);
-	fputs(plan->new_session ? "true" : "false", out);
-	json_key(out, "die-with-parent", false);
-	fputs(plan->die_with_parent ? "true" : "false", out);
-	json_key(out, "as-pid-1", false);
-	fputs(plan->as_pid_1 ? "true" : "false", out);
-	json_key(out, "pass-fds", false);
-	fputc('[', out);
+	json_key(w, "rlimits");
+	json_begin_array(w, JSON_SPACED);
+	for (size_t i = 0; i < plan->n_rlimits; i++)
+		json_rlimit(&plan->rlimits[i], w);
+	json_end_array(w);
+	json_key(w, "pids");
+	json_int(w, plan->pids);
+	json_key(w, "memory");
+	json_uint(w, plan->memory);
+	json_key(w, "memory-swap");
+	json_uint(w, plan->memory_swap);
+	json_key(w, "cpu");
+	json_number(w, "%g", plan->cpu);
+}
+
+static void json_process(const struct plan *plan, struct json_writer *w)
+{
+	json_key(w, "uid");
+	json_uint(w, (unsigned)plan->uid);
+	json_key(w, "gid");
+	json_uint(w, (unsigned)plan->gid);
+	json_key(w, "hostname");
+	json_string(w, plan->hostname);
+	json_key(w, "chdir");
+	json_string(w, plan->chdir ? plan->chdir : "");
+	json_key(w, "environment");
+	json_strings(w, plan->env, plan->n_env);
+	json_key(w, "new-session");
+	json_bool(w, plan->new_session);
+	json_key(w, "die-with-parent");
+	json_bool(w, plan->die_with_parent);
+	json_key(w, "as-pid-1");
+	json_bool(w, plan->as_pid_1);
+	json_key(w, "pass-fds");
+	json_begin_array(w, JSON_SPACED);
 	for (size_t i = 0; i < plan->n_pass_fds; i++)
-		fprintf(out, "%s%d", i ? ", " : "", plan->pass_fds[i]);
-	fputc(']', out);
+		json_int(w, plan->pass_fds[i]);
+	json_end_array(w);
 }
 
-static void json_net(const struct plan *plan, FILE *out)
+static void json_net_rule(const struct net_rule *r, struct json_writer *w)
 {
-	json_key(out, "allow-net", false);
-	fputc('[', out);
-	for (size_t i = 0; i < plan->n_net_rules; i++) {
-		const struct net_rule *r = &plan->net_rules[i];
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "rule");
+	json_string(w, r->text);
+	json_key(w, "kind");
+	json_string(w, net_kind_names[r->kind]);
+	json_key(w, "port");
+	json_int(w, r->port);
+	json_key(w, "origin");
+	json_string(w, r->origin);
+	json_end_object(w);
+}
 
-		fputs(i ? ", {\"rule\": " : "{\"rule\": ", out);
-		json_fputs(out, r->text);
-		fputs(", \"kind\": ", out);
-		json_fputs(out, net_kind_names[r->kind]);
-		fprintf(out, ", \"port\": %d, \"origin\": ", r->port);
-		json_fputs(out, r->origin);
-		fputc('}', out);
-	}
-	fputc(']', out);
-	json_key(out, "proxy", false);
-	if (plan->n_net_rules)
-		fprintf(out, "{\"url\": \"http://127.0.0.1:%d\", \"listen\": [\"127.0.0.1:%d\", "
-			"\"[::1]:%d\"], \"protocols\": [\"connect\", \"http\", \"socks5\"]}",
-			NET_PROXY_PORT, NET_PROXY_PORT, NET_PROXY_PORT);
-	else
-		fputs("null", out);
-	json_key(out, "protect", false);
-	fputc('[', out);
+/* Where the proxy listens and what it speaks. */
+static void json_proxy(struct json_writer *w)
+{
+	static const char *const protocols[] = { "connect", "http", "socks5" };
+
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "url");
+	json_stringf(w, "http://127.0.0.1:%d", NET_PROXY_PORT);
+	json_key(w, "listen");
+	json_begin_array(w, JSON_SPACED);
+	json_stringf(w, "127.0.0.1:%d", NET_PROXY_PORT);
+	json_stringf(w, "[::1]:%d", NET_PROXY_PORT);
+	json_end_array(w);
+	json_key(w, "protocols");
+	json_begin_array(w, JSON_SPACED);
+	for (size_t i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++)
+		json_string(w, protocols[i]);
+	json_end_array(w);
+	json_end_object(w);
+}
+
+static void json_protect(const struct plan *plan, struct json_writer *w)
+{
+	json_key(w, "protect");
+	json_begin_array(w, JSON_SPACED);
 	for (size_t i = 0; i < plan->n_protect; i++) {
-		fputs(i ? ", {\"path\": " : "{\"path\": ", out);
-		json_fputs(out, plan->protect[i].path);
-		fputs(", \"origin\": ", out);
-		json_fputs(out, plan->protect[i].origin);
-		fputc('}', out);
+		json_begin_object(w, JSON_SPACED);
+		json_key(w, "path");
+		json_string(w, plan->protect[i].path);
+		json_key(w, "origin");
+		json_string(w, plan->protect[i].origin);
+		json_end_object(w);
 	}
-	fputc(']', out);
+	json_end_array(w);
+}
+
+static void json_net(const struct plan *plan, struct json_writer *w)
+{
+	json_key(w, "allow-net");
+	json_begin_array(w, JSON_SPACED);
+	for (size_t i = 0; i < plan->n_net_rules; i++)
+		json_net_rule(&plan->net_rules[i], w);
+	json_end_array(w);
+	json_key(w, "proxy");
+	if (plan->n_net_rules)
+		json_proxy(w);
+	else
+		json_null(w);
+	json_protect(plan, w);
+}
+
+static void json_fallback(const struct plan *plan, struct json_writer *w)
+{
+	json_key(w, "fallback");
+	json_string(w, plan->fallback == FALLBACK_LANDLOCK ? "landlock" : "none");
+	json_key(w, "fallback-plan");
+	landlock_explain_json(plan, json_file(w));
+}
+
+static void json_deadlines(const struct plan *plan, struct json_writer *w)
+{
+	json_key(w, "timeout");
+	json_number(w, "%g", plan->timeout);
+	json_key(w, "kill-after");
+	json_number(w, "%g", plan->kill_after);
+	json_key(w, "teardown-deadline");
+	json_number(w, "%g", plan->teardown_deadline);
 }
 
 static int explain_json(const struct plan *plan, FILE *out)
 {
-	fputc('{', out);
-	json_key(out, "mode", true);
-	json_fputs(out, plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
-	json_namespaces(plan, out);
-	json_key(out, "share-net", false);
-	fputs(plan->share_net ? "true" : "false", out);
-	json_filesystem(plan, out);
-	json_net(plan, out);
-	json_process(plan, out);
-	json_policy(plan, out);
-	json_limits(plan, out);
-	json_key(out, "fallback", false);
-	json_fputs(out, plan->fallback == FALLBACK_LANDLOCK ? "landlock" : "none");
-	json_key(out, "fallback-plan", false);
-	landlock_explain_json(plan, out);
-	json_key(out, "timeout", false);
-	fprintf(out, "%g", plan->timeout);
-	json_key(out, "kill-after", false);
-	fprintf(out, "%g", plan->kill_after);
-	json_key(out, "teardown-deadline", false);
-	fprintf(out, "%g", plan->teardown_deadline);
-	json_key(out, "command", false);
+	struct json_writer w;
+
+	json_init(&w, out, 2);
+	json_begin_object(&w, JSON_LINES);
+	json_key(&w, "mode");
+	json_string(&w, plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
+	json_namespaces(plan, &w);
+	json_key(&w, "share-net");
+	json_bool(&w, plan->share_net);
+	json_filesystem(plan, &w);
+	json_net(plan, &w);
+	json_process(plan, &w);
+	json_policy(plan, &w);
+	json_limits(plan, &w);
+	json_fallback(plan, &w);
+	json_deadlines(plan, &w);
+	json_key(&w, "command");
 	if (plan->argv)
-		json_strings(out, plan->argv, (size_t)-1);
+		json_strings(&w, plan->argv, (size_t)-1);
 	else
-		fputs("null", out);
-	json_key(out, "refused", false);
-	if (plan->refused)
-		json_fputs(out, plan->refused);
-	else
-		fputs("null", out);
-	fputs("\n}\n", out);
+		json_null(&w);
+	json_key(&w, "refused");
+	json_string(&w, plan->refused);
+	json_end_object(&w);
+	fputc('\n', out);
 	return plan->refused ? failure_status(plan) : 0;
 }
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "log.h"
 #include "policy.h"
 #include "process.h"
@@ -33,6 +34,11 @@
 #define RATE 100.0		/* report lines a second, on average */
 #define BURST 100.0		/* report lines written at once at most */
 #define LINE_MAX_LEN 2048
+/* The escaped bytes kept of a line's strings: the line stays shorter
+ * than LINE_MAX_LEN, and so one write to a pipe (PIPE_BUF). */
+#define COMMAND_JSON_MAX 389
+#define SYSCALL_JSON_MAX 149
+#define RULE_JSON_MAX 589
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS	/* Linux 6.6, newer than our headers */
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
@@ -235,22 +241,6 @@ static void describe_process(struct report_state *r, struct refusal *ev)
 	close(dir);
 }
 
-/* S as a JSON string, cut short to fit LEN. */
-static void json_string(char *buf, size_t len, const char *s)
-{
-	size_t used = 0, took;
-	char enc[8];
-
-	used += (size_t)snprintf(buf, len, "\"");
-	for (; *s && used + 10 < len; s += took) {
-		size_t n = json_encode_char(s, enc, &took);
-
-		memcpy(buf + used, enc, n);
-		used += n;
-	}
-	snprintf(buf + used, len - used, "\"");
-}
-
 /* "2025-01-31T12:00:00.123456Z" */
 static void iso_time(char *buf, size_t len)
 {
@@ -264,46 +254,75 @@ static void iso_time(char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%06ldZ", ts.tv_nsec / 1000);
 }
 
-static void json_args(char *buf, size_t len, const __u64 *args)
+static void json_args(struct json_writer *w, const __u64 *args)
 {
-	snprintf(buf, len, "[\"0x%llx\",\"0x%llx\",\"0x%llx\",\"0x%llx\","
-		 "\"0x%llx\",\"0x%llx\"]", (unsigned long long)args[0],
-		 (unsigned long long)args[1], (unsigned long long)args[2],
-		 (unsigned long long)args[3], (unsigned long long)args[4],
-		 (unsigned long long)args[5]);
+	json_begin_array(w, JSON_COMPACT);
+	for (int i = 0; i < 6; i++)
+		json_stringf(w, "0x%llx", (unsigned long long)args[i]);
+	json_end_array(w);
 }
 
-/* A JSON value for S: the string, or null. */
-static void json_or_null(char *buf, size_t len, const char *s)
+/* S, cut short at MAX bytes (escaped), or null when S is NULL or "". */
+static void json_or_null(struct json_writer *w, const char *s, size_t max)
 {
 	if (s && *s)
-		json_string(buf, len, s);
+		json_string_cut(w, s, max);
 	else
-		snprintf(buf, len, "null");
+		json_null(w);
 }
 
-static int format_line(const struct refusal *ev, char *line, size_t len)
+/* The line's fields; SYSCALL_NAME as libseccomp names EV's, or NULL. */
+static void refusal_fields(const struct refusal *ev, const char *syscall_name,
+			   struct json_writer *w)
 {
-	char when[40], comm[400], name[160], source[600], args[160], pid[24];
-	char *syscall_name = seccomp_syscall_resolve_num_arch(
-		SCMP_ARCH_NATIVE, ev->req->data.nr);
+	char when[40];
 	const char *errname = strerrorname_np(ev->errnum);
-	int n;
 
 	iso_time(when, sizeof(when));
-	json_or_null(comm, sizeof(comm), ev->comm);
-	json_or_null(name, sizeof(name), syscall_name);
-	json_or_null(source, sizeof(source), ev->source);
-	json_args(args, sizeof(args), ev->req->data.args);
+	json_key(w, "time");
+	json_string(w, when);
+	json_key(w, "pid_inside");
 	if (ev->pid_inside > 0)
-		snprintf(pid, sizeof(pid), "%d", (int)ev->pid_inside);
+		json_int(w, ev->pid_inside);
 	else
-		snprintf(pid, sizeof(pid), "null");
-	n = snprintf(line, len, "{\"time\":\"%s\",\"pid_inside\":%s,"
-		     "\"pid_outside\":%u,\"command\":%s,\"syscall\":%s,"
-		     "\"nr\":%d,\"args\":%s,\"errno\":\"%s\",\"rule\":%s}\n",
-		     when, pid, (unsigned)ev->req->pid, comm, name,
-		     ev->req->data.nr, args, errname ? errname : "?", source);
+		json_null(w);
+	json_key(w, "pid_outside");
+	json_uint(w, (unsigned)ev->req->pid);
+	json_key(w, "command");
+	json_or_null(w, ev->comm, COMMAND_JSON_MAX);
+	json_key(w, "syscall");
+	json_or_null(w, syscall_name, SYSCALL_JSON_MAX);
+	json_key(w, "nr");
+	json_int(w, ev->req->data.nr);
+	json_key(w, "args");
+	json_args(w, ev->req->data.args);
+	json_key(w, "errno");
+	json_string(w, errname ? errname : "?");
+	json_key(w, "rule");
+	json_or_null(w, ev->source, RULE_JSON_MAX);
+}
+
+/* EV's line into LINE, cut to fit LEN; its length, or -1 without memory. */
+static int format_line(const struct refusal *ev, char *line, size_t len)
+{
+	char *syscall_name = seccomp_syscall_resolve_num_arch(
+		SCMP_ARCH_NATIVE, ev->req->data.nr);
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f = open_memstream(&text, &text_len);
+	struct json_writer w;
+	int n = -1;
+
+	if (f) {
+		json_init(&w, f, 0);
+		json_begin_object(&w, JSON_COMPACT);
+		refusal_fields(ev, syscall_name, &w);
+		json_end_object(&w);
+		fputc('\n', f);
+	}
+	if (f && fclose(f) == 0)
+		n = snprintf(line, len, "%s", text);
+	free(text);
 	free(syscall_name);
 	return n < (int)len ? n : (int)len - 1;
 }
@@ -353,7 +372,7 @@ static void write_line(struct sandbox *sb, const struct refusal *ev)
 	char line[LINE_MAX_LEN];
 	int n = format_line(ev, line, sizeof(line));
 
-	if (emit_line(sb, line, (size_t)n))
+	if (n >= 0 && emit_line(sb, line, (size_t)n))
 		sb->report->written++;
 }
 
@@ -567,15 +586,29 @@ bool report_write_event(struct sandbox *sb, const char *line, size_t len, bool l
 
 static void write_dropped(struct report_state *r)
 {
-	char when[40], line[256];
-	int n;
+	char when[40], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct json_writer w;
 
+	if (!f)
+		return;
 	iso_time(when, sizeof(when));
-	n = snprintf(line, sizeof(line), "{\"time\":\"%s\",\"refused\":%llu,"
-		     "\"dropped\":%llu,\"reason\":\"more than %g lines a "
-		     "second\"}\n", when, r->refused, r->refused - r->written,
-		     RATE);
-	(void)write_nowait(r, line, (size_t)n);
+	json_init(&w, f, 0);
+	json_begin_object(&w, JSON_COMPACT);
+	json_key(&w, "time");
+	json_string(&w, when);
+	json_key(&w, "refused");
+	json_uint(&w, r->refused);
+	json_key(&w, "dropped");
+	json_uint(&w, r->refused - r->written);
+	json_key(&w, "reason");
+	json_stringf(&w, "more than %g lines a second", RATE);
+	json_end_object(&w);
+	fputc('\n', f);
+	if (fclose(f) == 0)
+		(void)write_nowait(r, text, len);
+	free(text);
 }
 
 static void print_summary(struct sandbox *sb)

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "json.h"
 #include "landlock_approx.h"
 #include "process.h"
 #include "resource_limits.h"
@@ -59,108 +61,167 @@ void status_leave(struct sandbox *sb)
 	plan->info_fd = plan->json_status_fd = -1;
 }
 
-/* "child-pid": N, "cgroup-namespace": N, ... with SEP between items. */
-static void format_ids(struct sandbox *sb, char *buf, size_t len, const char *sep)
-{
-	size_t off = (size_t)snprintf(buf, len, "%s\"child-pid\": %d", sep + 1, sb->pid1);
+/* One JSON object being written in memory, then written to an fd in one
+ * go. */
+struct status_line {
+	char *text;
+	size_t len;
+	FILE *mem;
+	struct json_writer w;
+};
 
+/* An object laid out as LAYOUT (INDENT for one item a line); false when
+ * there is no memory for it. */
+static bool line_begin(struct status_line *l, enum json_layout layout, int indent)
+{
+	l->text = NULL;
+	l->len = 0;
+	l->mem = open_memstream(&l->text, &l->len);
+	if (!l->mem)
+		return false;
+	json_init(&l->w, l->mem, indent);
+	json_begin_object(&l->w, layout);
+	return true;
+}
+
+/* The object closed, a newline, all of it written to FD. */
+static void line_end(struct status_line *l, int fd)
+{
+	json_end_object(&l->w);
+	fputc('\n', l->mem);
+	if (fclose(l->mem) == 0)
+		write_text(fd, l->text);
+	free(l->text);
+}
+
+/* "child-pid": N, "cgroup-namespace": N, ... */
+static void status_ids(struct sandbox *sb, struct json_writer *w)
+{
+	json_key(w, "child-pid");
+	json_int(w, sb->pid1);
 	for (size_t i = 0; i < sizeof(status_namespaces) / sizeof(status_namespaces[0]); i++) {
-		char path[64];
+		char path[64], key[32];
 		struct stat st;
 
 		/* Under the Landlock fallback no namespace was made. */
 		if (!(sb->plan->clone_flags & status_namespaces[i].flag) || sb->fallback)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", sb->pid1, status_namespaces[i].name);
-		if (stat(path, &st) == 0 && off < len)
-			off += (size_t)snprintf(buf + off, len - off, ",%s\"%s-namespace\": %lu", sep,
-						status_namespaces[i].name, (unsigned long)st.st_ino);
+		if (stat(path, &st) == 0) {
+			snprintf(key, sizeof(key), "%s-namespace", status_namespaces[i].name);
+			json_key(w, key);
+			json_uint(w, (unsigned long)st.st_ino);
+		}
 	}
 }
 
-/* hutch mode: ", "mode": "namespaces"", or under the Landlock fallback
- * "landlock" and the list of its approximations (plain constant texts). */
-static void status_mode(struct sandbox *sb, char *buf, size_t len)
+/* hutch mode: "mode": "namespaces", or under the Landlock fallback
+ * "landlock" and the list of its approximations. */
+static void status_mode(struct sandbox *sb, struct json_writer *w)
 {
 	const char *text;
-	size_t off;
 
-	buf[0] = '\0';
 	if (sb->plan->mode != MODE_HUTCH)
 		return;
-	if (!sb->fallback) {
-		snprintf(buf, len, ", \"mode\": \"namespaces\"");
+	json_key(w, "mode");
+	json_string(w, sb->fallback ? "landlock" : "namespaces");
+	if (!sb->fallback)
 		return;
-	}
-	off = (size_t)snprintf(buf, len, ", \"mode\": \"landlock\", \"approximations\": [");
-	for (int i = 0; (text = landlock_approximation(&sb->found, i)) && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s\"%s\"", i ? ", " : "", text);
-	if (off < len)
-		snprintf(buf + off, len - off, "]");
+	json_key(w, "approximations");
+	json_begin_array(w, JSON_SPACED);
+	for (int i = 0; (text = landlock_approximation(&sb->found, i)); i++)
+		json_string(w, text);
+	json_end_array(w);
 }
 
 void status_started(struct sandbox *sb)
 {
 	struct plan *plan = sb->plan;
-	char ids[1024], mode[1024], line[2100];
+	struct status_line l;
 
 	if (plan->info_fd >= 0) {
-		format_ids(sb, ids, sizeof(ids), "\n    ");
-		snprintf(line, sizeof(line), "{\n%s\n}\n", ids);
-		write_text(plan->info_fd, line);
+		if (line_begin(&l, JSON_LINES, 4)) {
+			status_ids(sb, &l.w);
+			line_end(&l, plan->info_fd);
+		}
 		fds_retire(plan->info_fd);
 		plan->info_fd = -1;
 	}
-	if (plan->json_status_fd >= 0) {
-		format_ids(sb, ids, sizeof(ids), " ");
-		status_mode(sb, mode, sizeof(mode));
-		snprintf(line, sizeof(line), "{ %s%s }\n", ids, mode);
-		write_text(plan->json_status_fd, line);
+	if (plan->json_status_fd >= 0 && line_begin(&l, JSON_PADDED, 0)) {
+		status_ids(sb, &l.w);
+		status_mode(sb, &l.w);
+		line_end(&l, plan->json_status_fd);
 	}
 }
 
 void status_executed(struct sandbox *sb)
 {
-	char line[256];
+	struct status_line l;
 
-	if (sb->plan->json_status_fd < 0 || sb->plan->mode != MODE_HUTCH)
+	if (sb->plan->json_status_fd < 0 || sb->plan->mode != MODE_HUTCH ||
+	    !line_begin(&l, JSON_PADDED, 0))
 		return;
-	snprintf(line, sizeof(line),
-		 "{ \"setup-finished\": true, \"command-pid\": %d, \"setup-time\": %.6f }\n",
-		 sb->run.command_host_pid, monotonic_now() - sb->started_at);
-	write_text(sb->plan->json_status_fd, line);
+	json_key(&l.w, "setup-finished");
+	json_bool(&l.w, true);
+	json_key(&l.w, "command-pid");
+	json_int(&l.w, sb->run.command_host_pid);
+	json_key(&l.w, "setup-time");
+	json_number(&l.w, "%.6f", monotonic_now() - sb->started_at);
+	line_end(&l, sb->plan->json_status_fd);
+}
+
+static double seconds_of(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* hutch mode's final object: how COMMAND ended, its times, and why. */
+static void status_final(struct sandbox *sb, int status, struct json_writer *w)
+{
+	struct run_state *rs = &sb->run;
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	json_key(w, "exit-code");
+	json_int(w, status);
+	json_key(w, "signal");
+	json_int(w, rs->command_signal ? rs->command_signal :
+		 rs->reaped && rs->code != CLD_EXITED ? rs->status : 0);
+	json_key(w, "timed-out");
+	json_bool(w, rs->timed_out);
+	json_key(w, "stuck");
+	json_bool(w, rs->stuck);
+	json_key(w, "run-time");
+	json_number(w, "%.6f", monotonic_now() - sb->started_at);
+	json_key(w, "user-time");
+	json_number(w, "%.6f", seconds_of(ru.ru_utime));
+	json_key(w, "system-time");
+	json_number(w, "%.6f", seconds_of(ru.ru_stime));
+	json_key(w, "max-rss-kib");
+	json_int(w, ru.ru_maxrss);
+	json_key(w, "limit");
+	json_string(w, limits_ended_by(sb));
+	status_mode(sb, w);
 }
 
 void status_exited(struct sandbox *sb, int status)
 {
 	struct run_state *rs = &sb->run;
-	struct rusage ru;
-	char mode[1024], line[1600], limit[32];
-	const char *ended_by = limits_ended_by(sb);
+	struct status_line l;
 
 	if (sb->plan->json_status_fd < 0)
 		return;
+	/* bwrap reports an exit code only once COMMAND was started: a
+	 * message after the exec marker is execvp's failure. */
+	if (sb->plan->mode == MODE_BWRAP && (!rs->exec_seen || rs->log_len > 0))
+		return;
+	if (!line_begin(&l, JSON_PADDED, 0))
+		return;
 	if (sb->plan->mode == MODE_BWRAP) {
-		/* bwrap reports an exit code only once COMMAND was started:
-		 * a message after the exec marker is execvp's failure. */
-		if (!rs->exec_seen || rs->log_len > 0)
-			return;
-		snprintf(line, sizeof(line), "{ \"exit-code\": %d }\n", status);
+		json_key(&l.w, "exit-code");
+		json_int(&l.w, status);
 	} else {
-		getrusage(RUSAGE_CHILDREN, &ru);
-		status_mode(sb, mode, sizeof(mode));
-		snprintf(limit, sizeof(limit), ended_by ? "\"%s\"" : "null", ended_by);
-		snprintf(line, sizeof(line),
-			 "{ \"exit-code\": %d, \"signal\": %d, \"timed-out\": %s, \"stuck\": %s, "
-			 "\"run-time\": %.6f, \"user-time\": %.6f, \"system-time\": %.6f, "
-			 "\"max-rss-kib\": %ld, \"limit\": %s%s }\n",
-			 status, rs->command_signal ? rs->command_signal :
-			 rs->reaped && rs->code != CLD_EXITED ? rs->status : 0,
-			 rs->timed_out ? "true" : "false", rs->stuck ? "true" : "false",
-			 monotonic_now() - sb->started_at,
-			 (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6,
-			 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
-			 ru.ru_maxrss, limit, mode);
+		status_final(sb, status, &l.w);
 	}
-	write_text(sb->plan->json_status_fd, line);
+	line_end(&l, sb->plan->json_status_fd);
 }

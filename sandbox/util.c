@@ -252,55 +252,6 @@ ssize_t recv_with_fd(int sock, void *data, size_t len, int *fd)
 	return n;
 }
 
-/* Length of the valid UTF-8 sequence at S (a NUL ends it), or 0. */
-static size_t utf8_length(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xf5 ? 0 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* No overlong forms, surrogates or code points past U+10FFFF. */
-	if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
-	    (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return n;
-}
-
-size_t json_encode_char(const char *s, char out[8], size_t *used)
-{
-	unsigned char c = (unsigned char)*s;
-	size_t n = c >= 0x80 ? utf8_length((const unsigned char *)s) : 0;
-
-	*used = n ? n : 1;
-	if (n) {
-		memcpy(out, s, n);
-		return n;
-	}
-	if (c == '"' || c == '\\') {
-		out[0] = '\\';
-		out[1] = (char)c;
-		return 2;
-	}
-	/* Control characters, and bytes that are not UTF-8 (as the code
-	 * point of the same number): the document stays valid JSON. */
-	if (c < 0x20 || c >= 0x7f)
-		return (size_t)snprintf(out, 8, "\\u%04x", c);
-	out[0] = (char)c;
-	return 1;
-}
-
-void json_fputs(FILE *out, const char *s)
-{
-	char enc[8];
-	size_t used;
-
-	fputc('"', out);
-	for (; s && *s; s += used)
-		fwrite(enc, 1, json_encode_char(s, enc, &used), out);
-	fputc('"', out);
-}
-
 /* "1024", "64K", "2M", "1G", "unlimited" */
 int parse_amount(const char *s, unsigned long long *out)
 {

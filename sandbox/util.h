@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* json_fputs and json_encode_char, here before json.c had them. */
+#include "json.h"
+
 void *xreallocarray(void *ptr, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -43,13 +46,5 @@ ssize_t send_with_fd(int sock, const void *data, size_t len, int fd);
  * waiting; *FD is the first fd attached (close-on-exec), or -1, and any
  * other attached fd is closed.  What recvmsg returns. */
 ssize_t recv_with_fd(int sock, void *data, size_t len, int *fd);
-
-/* S as a quoted JSON string on OUT. */
-void json_fputs(FILE *out, const char *s);
-/* One character of S as it goes in a JSON string, into OUT (its length
- * returned), *USED the bytes of S it took: valid UTF-8 as it is, quotes
- * and backslashes escaped, control characters and stray bytes as
- * \u00XX. */
-size_t json_encode_char(const char *s, char out[8], size_t *used);
 
 #endif

@@ -1,0 +1,180 @@
+/* The --allow-net proxy's connections: a connection's place in the epoll
+ * set (the events each socket needs now, from its phase and buffers),
+ * and its end: closed, or answered (an HTTP status and a one-line
+ * reason, or a SOCKS5 reply code) and lingering.  What it defends
+ * against, and how:
+ *  - a socket that would wake the loop for nothing: each one is watched
+ *    only for what its phase can use (no reading into a full buffer);
+ *  - a client reading a reset instead of the reason it was refused: the
+ *    answer is written at once, then the client's rest is dropped until
+ *    it closes or LINGER_SECONDS pass;
+ *  - a lookup child outliving its connection: killed, and reaped now or
+ *    by the loop later. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "netproxy_conn.h"
+#include "sandbox.h"
+
+/* C free: no phase, every fd -1. */
+void proxy_conn_reset(struct conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->phase = PH_FREE;
+	c->client = c->server = c->lookup_fd = c->lookup_pidfd = -1;
+	c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
+}
+
+/* ---- epoll bookkeeping ---- */
+
+void proxy_watch(struct netproxy_state *st, int fd, uint64_t tag, uint32_t want,
+		 uint32_t *have)
+{
+	struct epoll_event ev = { .events = want, .data.u64 = tag };
+	int op = *have == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+
+	if (fd < 0 || want == *have)
+		return;
+	if (epoll_ctl(st->epoll, op, fd, &ev) == 0 || op == EPOLL_CTL_DEL)
+		*have = want;
+}
+
+void proxy_watch_fixed(struct netproxy_state *st, int fd, uint64_t tag)
+{
+	uint32_t have = 0;
+
+	proxy_watch(st, fd, tag, EPOLLIN, &have);
+}
+
+/* The events each socket needs now, from the phase and the buffers. */
+void proxy_update_watch(struct netproxy_state *st, struct conn *c)
+{
+	unsigned i = (unsigned)conn_index(st, c);
+	uint32_t cw = 0, sw = 0;
+
+	switch (c->phase) {
+	case PH_HEAD:
+	case PH_LINGER:
+		cw = EPOLLIN;
+		break;
+	case PH_CONNECTING:
+		sw = EPOLLOUT;
+		break;
+	case PH_RELAY:
+		cw = (!c->client_eof && relay_has_room(&c->up) ? EPOLLIN : 0) |
+		     (relay_pending(&c->down) ? EPOLLOUT : 0);
+		sw = (!c->server_eof && relay_has_room(&c->down) ? EPOLLIN : 0) |
+		     (relay_pending(&c->up) ? EPOLLOUT : 0);
+		break;
+	default:
+		break;
+	}
+	proxy_watch(st, c->client, tag_of(TAG_CLIENT, i), cw, &c->client_mask);
+	proxy_watch(st, c->server, tag_of(TAG_SERVER, i), sw, &c->server_mask);
+}
+
+/* ---- ending a connection ---- */
+
+/* A lookup nobody waits for any more: killed, reaped now or later. */
+void proxy_abandon_lookup(struct netproxy_state *st, struct conn *c)
+{
+	if (c->lookup_pidfd >= 0 && !net_lookup_end(c->lookup_pidfd, false)) {
+		for (int i = 0; i < 2 * MAX_CONNS; i++)
+			if (st->reap[i] < 0) {
+				st->reap[i] = c->lookup_pidfd;
+				proxy_watch_fixed(st, st->reap[i], tag_of(TAG_REAP, (unsigned)i));
+				c->lookup_pidfd = -1;
+				break;
+			}
+		if (c->lookup_pidfd >= 0)
+			net_lookup_end(c->lookup_pidfd, true);	/* killed: ends now */
+	}
+	close_fd(&c->lookup_pidfd);
+	close_fd(&c->lookup_fd);
+}
+
+void proxy_conn_close(struct sandbox *sb, struct conn *c)
+{
+	struct netproxy_state *st = sb->net;
+
+	if (c->phase == PH_RELAY)
+		proxy_report_conn(sb, c, "allowed", NULL);
+	proxy_abandon_lookup(st, c);
+	/* Closing removes a socket from the epoll set. */
+	close_fd(&c->client);
+	close_fd(&c->server);
+	for (int i = 0; i < 2; i++) {
+		close_fd(&c->up.pipe[i]);
+		close_fd(&c->down.pipe[i]);
+	}
+	free(c->up.data);
+	free(c->down.data);
+	proxy_conn_reset(c);
+}
+
+/* ---- answering ---- */
+
+static const char *status_text(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 408: return "Request Timeout";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	default: return "Gateway Timeout";
+	}
+}
+
+/* The answer of refusal or failure, written at once: it is short, and
+ * the socket's buffer is empty.  Then the client's rest is dropped until
+ * it closes or LINGER_SECONDS pass, so that it reads the answer rather
+ * than a reset. */
+static void answer_and_linger(struct sandbox *sb, struct conn *c, int status, int socks_code,
+			      const char *reason)
+{
+	char msg[512], body[320];
+	int n;
+
+	if (c->socks) {
+		unsigned char reply[10] = { 5, (unsigned char)socks_code, 0, 1 };
+
+		n = c->socks_greeted ? (int)sizeof(reply) : 0;
+		memcpy(msg, reply, sizeof(reply));
+	} else {
+		snprintf(body, sizeof(body), "hutch: %s\n", reason);
+		n = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+			     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", status,
+			     status_text(status), strlen(body), body);
+		if (n >= (int)sizeof(msg))
+			n = (int)sizeof(msg) - 1;
+	}
+	if (n > 0)
+		(void)send(c->client, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	shutdown(c->client, SHUT_WR);
+	proxy_abandon_lookup(sb->net, c);
+	close_fd(&c->server);
+	c->server_mask = 0;
+	c->phase = PH_LINGER;
+	c->deadline = now() + LINGER_SECONDS;
+	proxy_update_watch(sb->net, c);
+}
+
+void proxy_refuse(struct sandbox *sb, struct conn *c, int status, int socks_code,
+		  const char *reason)
+{
+	proxy_count_refusal(sb->net, c, reason);
+	proxy_report_conn(sb, c, "refused", reason);
+	answer_and_linger(sb, c, status, socks_code, reason);
+}
+
+void proxy_fail_upstream(struct sandbox *sb, struct conn *c, int status, int socks_code,
+			 const char *reason)
+{
+	proxy_report_conn(sb, c, "failed", reason);
+	answer_and_linger(sb, c, status, socks_code, reason);
+}
