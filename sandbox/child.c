@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bwrap_text.h"
+#include "command_env.h"
 #include "resource_limits.h"
 #include "landlock_confine.h"
 #include "landlock_scope.h"
@@ -32,6 +33,7 @@
 #include "pty.h"
 #include "report.h"
 #include "sandbox.h"
+#include "stage_fail.h"
 #include "seal.h"
 #include "setup_log.h"
 #include "signal_list.h"
@@ -41,20 +43,6 @@
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
-
-static int fail_errno(struct sandbox *sb, const char *stage, const char *what,
-		      const char *obj)
-{
-	return log_fail(sb->err, sizeof(sb->err), stage, what, obj, errno);
-}
-
-/* A failure in hutch's words, or in bwrap mode bwrap's (ID with A). */
-static int fail_as(struct sandbox *sb, const char *stage, const char *what,
-		   const char *obj, enum bwrap_text id, const char *a)
-{
-	return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
-			       &(struct failure){ stage, what, obj, id, a, NULL }, errno);
-}
 
 /* The control pipe's write end is held by the supervisor alone, for its
  * whole life: a hang-up there means it is gone (and may have gone
@@ -74,7 +62,7 @@ int stage_deathsig(struct sandbox *sb)
 	char c;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		return fail_errno(sb, "deathsig", "set", "parent death signal");
+		return stage_fail(sb, "set", "parent death signal");
 	status_leave(sb);
 	close_fd(&sb->release_pipe[1]);
 	close_fd(&sb->log_pipe[0]);
@@ -107,12 +95,12 @@ static int bring_up_loopback(struct sandbox *sb)
 	}
 	if (fd >= 0)
 		close(fd);
-	return r < 0 ? fail_as(sb, "mounts", "bring up", "loopback", failed, NULL) : 0;
+	return r < 0 ? stage_fail_as(sb, "bring up", "loopback", failed, NULL) : 0;
 }
 
 int stage_mounts(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 
 	if (sb->fallback)
 		return 0;	/* no mount namespace: Landlock's rules, at policy */
@@ -121,12 +109,12 @@ int stage_mounts(struct sandbox *sb)
 	if (netproxy_child_listen(sb) < 0)
 		return -1;
 	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
-		return fail_as(sb, "mounts", "set hostname", plan->hostname, BW_HOSTNAME,
+		return stage_fail_as(sb, "set hostname", plan->hostname, BW_HOSTNAME,
 			       plan->hostname);
 	if (sb->nested_userns) {
 		sb->self_proc = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (sb->self_proc < 0)
-			return fail_errno(sb, "mounts", "open", "/proc/self");
+			return stage_fail(sb, "open", "/proc/self");
 	}
 	if (protocol_open_userns_limit(sb) < 0)
 		return -1;
@@ -139,7 +127,7 @@ static int write_self_file(struct sandbox *sb, const char *name, const char *tex
 			   enum bwrap_text id)
 {
 	if (write_file_at(sb->self_proc, name, text) < 0)
-		return fail_as(sb, "seal", "write", name, id, NULL);
+		return stage_fail_as(sb, "write", name, id, NULL);
 	return 0;
 }
 
@@ -152,7 +140,7 @@ static int enter_nested_userns(struct sandbox *sb)
 	char map[64];
 
 	if (unshare(flags) < 0)
-		return fail_as(sb, "seal", "new user namespace", "to lock the mounts",
+		return stage_fail_as(sb, "new user namespace", "to lock the mounts",
 			       BW_UNSHARE_USER, NULL);
 	if (write_self_file(sb, "setgroups", "deny", BW_SETGROUPS) < 0)
 		return -1;
@@ -185,7 +173,7 @@ static int block_init_signals(struct sandbox *sb)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&set, sigs[i]);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return fail_errno(sb, "seal", "block", "signals");
+		return stage_fail(sb, "block", "signals");
 	return 0;
 }
 
@@ -206,12 +194,12 @@ int stage_seal(struct sandbox *sb)
 	if (!sb->has_init)
 		return become(sb, WHO_COMMAND);
 	if (pipe2(sb->go_pipe, O_CLOEXEC) < 0)
-		return fail_errno(sb, "seal", "pipe", "go");
+		return stage_fail(sb, "pipe", "go");
 	if (block_init_signals(sb) < 0)
 		return -1;
 	pid = clone_with_pidfd(0, &sb->command_fd, -1);
 	if (pid < 0)
-		return fail_errno(sb, "seal", "fork", "COMMAND's process");
+		return stage_fail(sb, "fork", "COMMAND's process");
 	if (pid == 0) {
 		close_fd(&sb->go_pipe[1]);
 		return become(sb, WHO_COMMAND);
@@ -221,7 +209,7 @@ int stage_seal(struct sandbox *sb)
 	 * the caller's too, so nothing in the sandbox has the caller's
 	 * terminal as its controlling terminal. */
 	if (sb->pty && setsid() < 0)
-		return fail_errno(sb, "seal", "new session", "pid 1");
+		return stage_fail(sb, "new session", "pid 1");
 	close_fd(&sb->go_pipe[0]);
 	mounts_release(&sb->ms);
 	return seal_exec_init(sb);
@@ -235,7 +223,7 @@ static int check_pass_fds(struct sandbox *sb)
 
 		if (fcntl(fd, F_SETFD, 0) < 0) {
 			snprintf(obj, sizeof(obj), "%d", fd);
-			return fail_errno(sb, "policy", "--pass-fd", obj);
+			return stage_fail(sb, "--pass-fd", obj);
 		}
 	}
 	return 0;
@@ -251,7 +239,7 @@ static int close_stray_fds(struct sandbox *sb)
 		return 0;	/* bwrap passes other inherited fds through */
 	}
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		return fail_errno(sb, "policy", "close_range", "fds");
+		return stage_fail(sb, "close_range", "fds");
 	return check_pass_fds(sb);
 }
 
@@ -260,27 +248,27 @@ static int close_stray_fds(struct sandbox *sb)
  * COMMAND keeps are set afterwards, from the permitted set kept here. */
 static int switch_joined_ids(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 	char id[16];
 
 	if (plan->userns_fd < 0 || sb->nested_userns)
 		return 0;
 	if (prctl(PR_SET_KEEPCAPS, 1) < 0)
-		return fail_errno(sb, "policy", "keep", "capabilities");
+		return stage_fail(sb, "keep", "capabilities");
 	snprintf(id, sizeof(id), "%u", (unsigned)plan->gid);
 	if (plan->gid != plan->caller_gid && setresgid(plan->gid, plan->gid, plan->gid) < 0)
-		return fail_errno(sb, "policy", "unable to switch to gid", id);
+		return stage_fail(sb, "unable to switch to gid", id);
 	snprintf(id, sizeof(id), "%u", (unsigned)plan->uid);
 	if (plan->uid != plan->caller_uid && setresuid(plan->uid, plan->uid, plan->uid) < 0)
-		return fail_errno(sb, "policy", "unable to switch to uid", id);
+		return stage_fail(sb, "unable to switch to uid", id);
 	if (prctl(PR_SET_KEEPCAPS, 0) < 0)
-		return fail_errno(sb, "policy", "reset", "keep-capabilities flag");
+		return stage_fail(sb, "reset", "keep-capabilities flag");
 	return 0;
 }
 
 int stage_policy(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 
 	/* The fallback's file system and network confinement comes first,
 	 * where the namespace path has its mounts already. */
@@ -289,11 +277,11 @@ int stage_policy(struct sandbox *sb)
 	if (switch_joined_ids(sb) < 0 || pty_child(sb) < 0)
 		return -1;
 	if (plan->new_session && !sb->pty && setsid() < 0)
-		return fail_as(sb, "policy", "new session", "setsid", BW_SETSID, NULL);
+		return stage_fail_as(sb, "new session", "setsid", BW_SETSID, NULL);
 	if (sigprocmask(SIG_SETMASK, &sb->caller_mask, NULL) < 0)
-		return fail_errno(sb, "policy", "restore", "signal mask");
+		return stage_fail(sb, "restore", "signal mask");
 	if (sigaction(SIGCHLD, &sb->caller_chld, NULL) < 0)
-		return fail_errno(sb, "policy", "restore", "SIGCHLD disposition");
+		return stage_fail(sb, "restore", "SIGCHLD disposition");
 	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
 		return -1;
 	/* Before the filter: a strict policy refuses Landlock's calls. */
@@ -385,22 +373,22 @@ static void describe_missing(const char *file, char *err, size_t len)
 static int exec_failure(struct sandbox *sb, const char *file)
 {
 	int errnum = errno;
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 
 	if (plan->mode == MODE_BWRAP) {
-		fail_as(sb, "exec", "", file, BW_EXECVP, file);
+		stage_fail_as(sb, "", file, BW_EXECVP, file);
 		child_fail(sb, 1);
 	}
 	if (errnum == ENOENT)
 		describe_missing(file, sb->err, sizeof(sb->err));
 	else
-		snprintf(sb->err, sizeof(sb->err), "exec: %s: %s", file, strerror(errnum));
+		stage_fail_msg(sb, "%s: %s", file, strerror(errnum));
 	child_fail(sb, errnum == ENOENT ? 127 : 126);
 }
 
 int stage_exec(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 	char *file = plan->argv[0];
 	char cwd[PATH_MAX];
 
@@ -411,20 +399,18 @@ int stage_exec(struct sandbox *sb)
 		keep_held_fds(sb);
 	/* As bwrap does; it names the directory as it entered it. */
 	if (plan->mode == MODE_BWRAP && sb->ms.pwd[0])
-		plan_setenv(plan, "PWD", sb->ms.pwd);
+		command_env_set(sb, "PWD", sb->ms.pwd);
 	else if (getcwd(cwd, sizeof(cwd)))
-		plan_setenv(plan, "PWD", cwd);
+		command_env_set(sb, "PWD", cwd);
 	if (plan->listen_fds > 0) {
 		snprintf(cwd, sizeof(cwd), "%d", (int)getpid());
-		plan_setenv(plan, "LISTEN_PID", cwd);
+		command_env_set(sb, "LISTEN_PID", cwd);
 	}
 	if (plan->mode == MODE_BWRAP && strcmp(file, PLAN_SELF_EXE) == 0)
-		plan_setenv(plan, PLAN_REEXEC_ENV, "1");
-	if (plan->argv0)
-		plan->argv[0] = plan->argv0;
-	environ = plan->env ? plan->env : (char *[]){ NULL };
+		command_env_set(sb, PLAN_REEXEC_ENV, "1");
+	environ = command_env(sb);
 	if (setup_log_mark_exec(sb) < 0)
 		_exit(failure_status(plan));
-	execvp(file, plan->argv);
+	execvp(file, command_argv(sb));
 	return exec_failure(sb, file);
 }

@@ -17,7 +17,7 @@ static int signal_status(int sig)
 int supervise_exit_status(struct sandbox *sb)
 {
 	struct run_state *rs = &sb->run;
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 
 	if (rs->stuck)
 		return 125;

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "process.h"
 #include "sandbox.h"
+#include "stage_fail.h"
 #include "util.h"
 
 enum join_step {
@@ -98,7 +99,7 @@ static pid_t clone_pid1_from_joined(struct sandbox *sb, int flags, int sock)
  * intermediate).  Returns only in pid 1. */
 static pid_t run_intermediate(struct sandbox *sb, int flags, int sock, pid_t supervisor)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 	int pid1_fd = -1;
 	pid_t pid;
 
@@ -136,14 +137,14 @@ static void reap(int pidfd)
 
 static int join_failure(struct sandbox *sb, const struct join_reply *r)
 {
+	errno = r->err;
 	if (r->step == JOIN_USERNS && r->err == EINVAL)
-		snprintf(sb->err, sizeof(sb->err), "clone: Joining the specified user namespace "
-			 "failed, it might not be a descendant of the current user namespace.");
+		stage_fail_msg(sb, "Joining the specified user namespace "
+			       "failed, it might not be a descendant of the current user namespace.");
 	else if (r->step == JOIN_USERNS)
-		log_fail(sb->err, sizeof(sb->err), "clone", "Joining specified user namespace",
-			 "failed", r->err);
+		stage_fail(sb, "Joining specified user namespace", "failed");
 	else
-		log_fail(sb->err, sizeof(sb->err), "clone", "Setting pidns", "failed", r->err);
+		stage_fail(sb, "Setting pidns", "failed");
 	errno = r->err;
 	return -1;
 }

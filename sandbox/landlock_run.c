@@ -137,7 +137,7 @@ static int prepare(struct sandbox *sb, struct fallback_run *fr)
 {
 	/* The refusal's message is said; child_fail must not send its tail. */
 	memset(sb->err, 0, sizeof(sb->err));
-	fallback_point_env(&fr->fb, sb->plan);
+	fallback_point_env(&fr->fb, sb);
 	sb->has_init = false;	/* COMMAND runs as the supervisor's child */
 	if (fallback_build_ruleset(&fr->fb) < 0 || fallback_build_net_filter(&fr->fb) < 0 ||
 	    renew_pipes(sb) < 0 || become_subreaper(sb, fr) < 0)

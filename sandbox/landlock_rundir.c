@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "command_env.h"
+#include "sandbox.h"
 #include "landlock_rundir.h"
 #include "log.h"
 #include "process.h"
@@ -259,16 +261,17 @@ static char *map_path(const struct fallback *fb, const char *path)
 
 /* TMPDIR and HOME name the per-run directories; the working directory
  * follows its path into them. */
-void fallback_point_env(struct fallback *fb, struct plan *plan)
+void fallback_point_env(struct fallback *fb, struct sandbox *sb)
 {
+	const struct plan *plan = sb->plan;
 	char *home;
 
 	if (fb->areas[AREA_TMP].dest)
-		plan_setenv(plan, "TMPDIR", fb->areas[AREA_TMP].host);
+		command_env_set(sb, "TMPDIR", fb->areas[AREA_TMP].host);
 	if (fb->home) {
 		home = map_path(fb, fb->home);
 		if (strcmp(home, fb->home) != 0)
-			plan_setenv(plan, "HOME", home);
+			command_env_set(sb, "HOME", home);
 		free(home);
 	}
 	if (plan->chdir)

@@ -11,6 +11,7 @@ int fallback_make_run_dirs(struct fallback *fb);
 void fallback_remove_run_dirs(struct fallback *fb);
 /* TMPDIR and HOME name the per-run directories; the working directory
  * follows its path into them (fb->workdir). */
-void fallback_point_env(struct fallback *fb, struct plan *plan);
+struct sandbox;
+void fallback_point_env(struct fallback *fb, struct sandbox *sb);
 
 #endif

@@ -10,6 +10,7 @@
 #include "landlock_scope.h"
 #include "log.h"
 #include "sandbox.h"
+#include "stage_fail.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -66,13 +67,13 @@ int landlock_scope_apply(struct sandbox *sb)
 	else if (sb->ms.proc_fenced)
 		attr.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return log_fail(sb->err, sizeof(sb->err), "policy", "no_new_privs", "for landlock", errno);
+		return stage_fail(sb, "no_new_privs", "for landlock");
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
-		return log_fail(sb->err, sizeof(sb->err), "policy", "landlock", "scope", errno);
+		return stage_fail(sb, "landlock", "scope");
 	if (syscall(SYS_landlock_restrict_self, fd, 0) < 0) {
 		close(fd);
-		return log_fail(sb->err, sizeof(sb->err), "policy", "landlock", "restrict", errno);
+		return stage_fail(sb, "landlock", "restrict");
 	}
 	close(fd);
 	return 0;

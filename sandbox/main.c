@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "command_env.h"
 #include "doctor.h"
 #include "explain.h"
 #include "fault.h"
@@ -27,10 +28,15 @@
 
 #define HUTCH_VERSION "0.1.0"
 
-static void init_sandbox(struct sandbox *sb, struct plan *plan)
+static void init_sandbox(struct sandbox *sb, const struct plan *plan)
 {
 	memset(sb, 0, sizeof(*sb));
 	sb->plan = plan;
+	sb->clone_flags = plan->clone_flags;
+	sb->info_fd = plan->info_fd;
+	sb->json_status_fd = plan->json_status_fd;
+	sb->block_fd = plan->block_fd;
+	sb->userns_block_fd = plan->userns_block_fd;
 	for (int i = 0; i < 2; i++) {
 		sb->log_pipe[i] = sb->release_pipe[i] = -1;
 		sb->control_pipe[i] = sb->status_pipe[i] = sb->go_pipe[i] = -1;
@@ -126,7 +132,7 @@ static int parse_failure(struct plan *plan, const char *err)
 	return failure_status(plan);
 }
 
-static int show_info(struct plan *plan)
+static int show_info(const struct plan *plan)
 {
 	if (plan->show_help) {
 		cli_help(plan, stdout);
@@ -140,7 +146,7 @@ static int show_info(struct plan *plan)
 	return 0;
 }
 
-static int run(struct plan *plan)
+static int run(const struct plan *plan)
 {
 	struct sandbox sb;
 	int status;
@@ -161,6 +167,7 @@ static int run(struct plan *plan)
 			print_message(plan, sb.err);
 		status_exited(&sb, failure_status(plan));
 		limits_release(&sb);
+		command_env_release(&sb);
 		return failure_status(plan);
 	}
 	finish(&sb);
@@ -169,6 +176,7 @@ static int run(struct plan *plan)
 	status = supervise_exit_status(&sb);
 	status_exited(&sb, status);
 	limits_release(&sb);
+	command_env_release(&sb);
 	if (sb.run.timed_out && plan->mode == MODE_HUTCH) {
 		char msg[128];
 

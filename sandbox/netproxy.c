@@ -46,6 +46,7 @@
 #include "netproxy.h"
 #include "netproxy_conn.h"
 #include "sandbox.h"
+#include "stage_fail.h"
 #include "util.h"
 
 /* ---- prepare, and pid 1's side ---- */
@@ -71,12 +72,12 @@ int netproxy_prepare(struct sandbox *sb)
 	if (sb->plan->n_net_rules == 0)
 		return 0;
 	sb->net = new_state();
-	if (!sb->net)
-		return log_fail(sb->err, sizeof(sb->err), "prepare", "allocate", "the proxy",
-				ENOMEM);
+	if (!sb->net) {
+		errno = ENOMEM;
+		return stage_fail(sb, "allocate", "the proxy");
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->net->handover) < 0)
-		return log_fail(sb->err, sizeof(sb->err), "prepare", "socketpair",
-				"for the proxy", errno);
+		return stage_fail(sb, "socketpair", "for the proxy");
 	return 0;
 }
 
@@ -118,8 +119,7 @@ static int hand_over(struct sandbox *sb, char tag, int fd, const char *what)
 {
 	if (send_with_fd(sb->net->handover[1], &tag, 1, fd) != 1) {
 		close(fd);
-		return log_fail(sb->err, sizeof(sb->err), "mounts", "hand over",
-				what, errno);
+		return stage_fail(sb, "hand over", what);
 	}
 	close(fd);
 	return 0;
@@ -137,7 +137,7 @@ int netproxy_child_listen(struct sandbox *sb)
 	snprintf(what, sizeof(what), "127.0.0.1:%d (the --allow-net proxy)", NET_PROXY_PORT);
 	v4 = listen_on(AF_INET, "127.0.0.1");
 	if (v4 < 0)
-		return log_fail(sb->err, sizeof(sb->err), "mounts", "listen on", what, errno);
+		return stage_fail(sb, "listen on", what);
 	r = hand_over(sb, TAG_V4, v4, what);
 	/* Without IPv6 in the kernel or on lo, 127.0.0.1 serves alone. */
 	v6 = r == 0 ? listen_on(AF_INET6, "::1") : -1;
@@ -428,12 +428,11 @@ int netproxy_start(struct sandbox *sb)
 	st->epoll = epoll_create1(EPOLL_CLOEXEC);
 	st->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (st->epoll < 0 || st->timer < 0)
-		return log_fail(sb->err, sizeof(sb->err), "run", "start", "the --allow-net proxy",
-				errno);
+		return stage_fail(sb, "start", "the --allow-net proxy");
 	proxy_watch_fixed(st, st->handover[0], tag_of(TAG_HANDOVER, 0));
 	proxy_watch_fixed(st, st->timer, tag_of(TAG_TIMER, 0));
 	if (supervise_add_source(sb, st->epoll, POLLIN, on_epoll) < 0) {
-		snprintf(sb->err, sizeof(sb->err), "run: the --allow-net proxy: too many poll "
+		stage_fail_msg(sb, "the --allow-net proxy: too many poll "
 			 "sources");
 		return -1;
 	}

@@ -1,7 +1,9 @@
 /* The plan: one description of the sandbox, built by parsing (argv,
  * --args fds and profiles) and then carried out stage by stage.  Parsing
  * has no side effects; everything that touches the system happens in
- * the stages, reading the plan. */
+ * the stages, which get the plan read-only (const, in struct sandbox):
+ * what they learn at run time (the namespaces clone got, the fds used
+ * up, COMMAND's added environment) lives on struct sandbox. */
 #ifndef HUTCH_PLAN_H
 #define HUTCH_PLAN_H
 

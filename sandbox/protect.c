@@ -43,6 +43,7 @@
 #include "plan.h"
 #include "protect.h"
 #include "sandbox.h"
+#include "stage_fail.h"
 #include "util.h"
 
 #define MAX_LINKS 40	/* links followed in one PATH, as the kernel's ELOOP */
@@ -105,14 +106,14 @@ int protect_prepare(struct sandbox *sb)
 	if (sb->plan->n_protect == 0)
 		return 0;
 	ps = calloc(1, sizeof(*ps));
-	if (!ps)
-		return log_fail(sb->err, sizeof(sb->err), "prepare", "allocate", "--protect",
-				ENOMEM);
+	if (!ps) {
+		errno = ENOMEM;
+		return stage_fail(sb, "allocate", "--protect");
+	}
 	ps->sock[0] = ps->sock[1] = -1;
 	sb->protect = ps;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ps->sock) < 0)
-		return log_fail(sb->err, sizeof(sb->err), "prepare", "socketpair",
-				"for --protect", errno);
+		return stage_fail(sb, "socketpair", "for --protect");
 	return 0;
 }
 

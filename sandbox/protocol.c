@@ -22,36 +22,10 @@
 #include "log.h"
 #include "protocol.h"
 #include "sandbox.h"
+#include "stage_fail.h"
 #include "util.h"
 
 #define MAX_FILTER_BYTES (BPF_MAXINSNS * sizeof(struct sock_filter))
-
-static int fail_errno(struct sandbox *sb, const char *stage, const char *what, const char *obj)
-{
-	return log_fail(sb->err, sizeof(sb->err), stage, what, obj, errno);
-}
-
-static int fail_msg(struct sandbox *sb, const char *msg)
-{
-	snprintf(sb->err, sizeof(sb->err), "%s", msg);
-	return -1;
-}
-
-/* A failure in hutch's words, or in bwrap mode bwrap's (ID with A). */
-static int fail_as(struct sandbox *sb, const char *stage, const char *what,
-		   const char *obj, enum bwrap_text id, const char *a)
-{
-	return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
-			       &(struct failure){ stage, what, obj, id, a, NULL }, errno);
-}
-
-/* A failure that both modes report in bwrap's words. */
-static int fail_bwrap(struct sandbox *sb, const char *stage, enum bwrap_text id,
-		      const char *a)
-{
-	return bwrap_text_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
-			       &(struct failure){ stage, "", "", id, a, NULL }, errno);
-}
 
 static bool selinux_enabled(void)
 {
@@ -71,12 +45,12 @@ static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 		len += (size_t)n;
 	if (n < 0) {
 		free(buf);
-		return fail_bwrap(sb, "prepare", BW_SECCOMP_READ, NULL);
+		return stage_fail_bwrap(sb, BW_SECCOMP_READ, NULL);
 	}
 	fds_retire(fd);
 	if (len % sizeof(struct sock_filter) || len > MAX_FILTER_BYTES) {
 		free(buf);
-		return fail_bwrap(sb, "prepare", BW_SECCOMP_SIZE, NULL);
+		return stage_fail_bwrap(sb, BW_SECCOMP_SIZE, NULL);
 	}
 	f->insns = buf;
 	f->len = (unsigned short)(len / sizeof(struct sock_filter));
@@ -85,7 +59,7 @@ static int read_filter(struct sandbox *sb, int fd, struct extra_filter *f)
 
 static int read_filters(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 
 	if (plan->n_seccomp_fds == 0)
 		return 0;
@@ -104,34 +78,34 @@ static int read_filters(struct sandbox *sb)
  * refused. */
 static int check_userns_options(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 	bool bwrap = plan->mode == MODE_BWRAP;
 
 	if (bwrap && plan->userns_block_fd >= 0 && !plan->unshare_user_given)
-		return fail_msg(sb, "prepare: --userns-block-fd requires --unshare-user");
+		return stage_fail_msg(sb, "--userns-block-fd requires --unshare-user");
 	if (plan->userns_block_fd >= 0 && plan->info_fd < 0)
-		return fail_msg(sb, "prepare: --userns-block-fd requires --info-fd");
+		return stage_fail_msg(sb, "--userns-block-fd requires --info-fd");
 	if (bwrap && plan->userns_fd >= 0 && plan->unshare_user_given)
-		return fail_msg(sb, "prepare: --userns not compatible --unshare-user");
+		return stage_fail_msg(sb, "--userns not compatible --unshare-user");
 	if (bwrap && plan->userns_fd >= 0 && plan->userns_try)
-		return fail_msg(sb, "prepare: --userns not compatible --unshare-user-try");
+		return stage_fail_msg(sb, "--userns not compatible --unshare-user-try");
 	if (bwrap && plan->disable_userns && !plan->unshare_user_given)
-		return fail_msg(sb, "prepare: --disable-userns requires --unshare-user");
+		return stage_fail_msg(sb, "--disable-userns requires --unshare-user");
 	if (plan->userns2_fd >= 0 && plan->userns_fd < 0)
-		return fail_msg(sb, "prepare: --userns2 requires --userns");
+		return stage_fail_msg(sb, "--userns2 requires --userns");
 	return 0;
 }
 
 int protocol_prepare(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 
 	if ((plan->exec_label || plan->file_label) && !selinux_enabled())
-		return fail_msg(sb, plan->mode == MODE_BWRAP ?
-				"prepare: labeling not supported on this system" :
-				"prepare: labeling not supported on this system (SELinux is not enabled)");
+		return stage_fail_msg(sb, plan->mode == MODE_BWRAP ?
+				      "labeling not supported on this system" :
+				      "labeling not supported on this system (SELinux is not enabled)");
 	if (plan->overlay_src_left)
-		return fail_msg(sb, "prepare: --overlay-src must be followed by another --overlay-src "
+		return stage_fail_msg(sb, "--overlay-src must be followed by another --overlay-src "
 				"or one of --overlay, --tmp-overlay, or --ro-overlay");
 	if (check_userns_options(sb) < 0)
 		return -1;
@@ -145,16 +119,16 @@ static int block_on(struct sandbox *sb, int fd, const char *what)
 	if (fd < 0)
 		return 0;
 	if (read(fd, &c, 1) < 0)
-		return fail_errno(sb, "deathsig", what, "read");
+		return stage_fail(sb, what, "read");
 	fds_retire(fd);
 	return 0;
 }
 
 int protocol_userns_block(struct sandbox *sb)
 {
-	int fd = sb->plan->userns_block_fd;
+	int fd = sb->userns_block_fd;
 
-	sb->plan->userns_block_fd = -1;
+	sb->userns_block_fd = -1;
 	return block_on(sb, fd, "--userns-block-fd");
 }
 
@@ -166,7 +140,7 @@ int protocol_open_userns_limit(struct sandbox *sb)
 		return 0;
 	sb->userns_limit_fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
 	if (sb->userns_limit_fd < 0)
-		return fail_as(sb, "mounts", "open", "/proc/sys/user/max_user_namespaces",
+		return stage_fail_as(sb, "open", "/proc/sys/user/max_user_namespaces",
 			       BW_OPEN_MAX_USERNS, NULL);
 	return 0;
 }
@@ -180,7 +154,7 @@ int protocol_disable_userns(struct sandbox *sb)
 	if (sb->userns_limit_fd < 0)
 		return 0;
 	if (write(sb->userns_limit_fd, "1", 1) != 1)
-		return fail_as(sb, "seal", "write", "/proc/sys/user/max_user_namespaces",
+		return stage_fail_as(sb, "write", "/proc/sys/user/max_user_namespaces",
 			       BW_WRITE_MAX_USERNS, NULL);
 	close(sb->userns_limit_fd);
 	sb->userns_limit_fd = -1;
@@ -192,7 +166,7 @@ int protocol_enter_userns2(struct sandbox *sb)
 	if (sb->plan->userns2_fd < 0)
 		return 0;
 	if (setns(sb->plan->userns2_fd, CLONE_NEWUSER) < 0)
-		return fail_errno(sb, "seal", "Setting userns2", "failed");
+		return stage_fail(sb, "Setting userns2", "failed");
 	fds_retire(sb->plan->userns2_fd);
 	return 0;
 }
@@ -205,9 +179,9 @@ static int take_lock(struct sandbox *sb, const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return fail_bwrap(sb, "seal", BW_LOCK_OPEN, path);
+		return stage_fail_bwrap(sb, BW_LOCK_OPEN, path);
 	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
-		fail_bwrap(sb, "seal", BW_LOCK, path);
+		stage_fail_bwrap(sb, BW_LOCK, path);
 		close(fd);
 		return -1;
 	}
@@ -221,7 +195,7 @@ static int hold_fds(struct sandbox *sb, const int *fds, int n)
 	sb->hold_base = fds_free_run(HOLD_BASE, n);
 	for (int i = 0; i < n; i++) {
 		if (dup3(fds[i], sb->hold_base + i, O_CLOEXEC) < 0)
-			return fail_errno(sb, "seal", "hold", "lock or sync fd");
+			return stage_fail(sb, "hold", "lock or sync fd");
 		sb->hold_count++;
 	}
 	return 0;
@@ -229,7 +203,7 @@ static int hold_fds(struct sandbox *sb, const int *fds, int n)
 
 int protocol_take_locks(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 	/* Without an init the supervisor's own copy keeps the sync fd
 	 * open for the sandbox's life (it never outlives hutch). */
 	int sync = plan->sync_fd >= 0 && sb->has_init;
@@ -237,7 +211,7 @@ int protocol_take_locks(struct sandbox *sb)
 
 	if ((size_t)sync + plan->n_lock_files > HOLD_MAX) {
 		errno = EMFILE;
-		return fail_errno(sb, "seal", "hold", "lock or sync fd");
+		return stage_fail(sb, "hold", "lock or sync fd");
 	}
 	if (sync)
 		fds[n++] = plan->sync_fd;
@@ -279,8 +253,8 @@ static int load_filter(struct sandbox *sb, const struct extra_filter *f)
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0)
 		return 0;
 	if (errno == EINVAL)
-		return fail_bwrap(sb, "policy", BW_SECCOMP_EINVAL, NULL);
-	return fail_bwrap(sb, "policy", BW_SECCOMP_LOAD, NULL);
+		return stage_fail_bwrap(sb, BW_SECCOMP_EINVAL, NULL);
+	return stage_fail_bwrap(sb, BW_SECCOMP_LOAD, NULL);
 }
 
 static int set_exec_label(struct sandbox *sb)
@@ -288,7 +262,7 @@ static int set_exec_label(struct sandbox *sb)
 	const char *label = sb->plan->exec_label;
 
 	if (label && write_file_at(AT_FDCWD, "/proc/thread-self/attr/exec", label) < 0)
-		return fail_errno(sb, "policy", "exec label", label);
+		return stage_fail(sb, "exec label", label);
 	return 0;
 }
 
@@ -304,9 +278,9 @@ static int assert_userns_disabled(struct sandbox *sb)
 	if (pid == 0)
 		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
-		return fail_errno(sb, "policy", "check", "user namespaces disabled");
+		return stage_fail(sb, "check", "user namespaces disabled");
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return fail_msg(sb, "policy: creation of new user namespaces was not disabled as requested");
+		return stage_fail_msg(sb, "creation of new user namespaces was not disabled as requested");
 	return 0;
 }
 
@@ -322,9 +296,9 @@ int protocol_before_exec(struct sandbox *sb)
 
 int protocol_block(struct sandbox *sb)
 {
-	int fd = sb->plan->block_fd;
+	int fd = sb->block_fd;
 
-	sb->plan->block_fd = -1;
+	sb->block_fd = -1;
 	return block_on(sb, fd, "--block-fd");
 }
 

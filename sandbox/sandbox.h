@@ -34,8 +34,16 @@ enum who {
 };
 
 struct sandbox {
-	struct plan *plan;
+	const struct plan *plan;
 	char err[4096];
+	const char *stage;	/* the stage the walker runs (stage_fail.c) */
+	/* What the stages learn at run time (the plan is read-only): */
+	int clone_flags;	/* the namespaces pid 1 got: the plan's, less
+				   what clone had to drop (--unshare-*-try) */
+	int info_fd, json_status_fd;	/* the caller's fds the stages use up: */
+	int block_fd, userns_block_fd;	/* the plan's, -1 once used */
+	char **env_set;		/* NAME=value over the plan's environment */
+	size_t n_env_set;	/* (command_env.c) */
 
 	/* pipes: [0] read end, [1] write end; all close-on-exec */
 	int log_pipe[2];	/* set-up failures, to the supervisor */

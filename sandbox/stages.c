@@ -53,6 +53,7 @@ int stages_run(struct sandbox *sb, enum who who, const char *after, const char *
 	for (int i = first; i <= last; i++) {
 		if (stages[i].who != who || !stages[i].run)
 			continue;
+		sb->stage = stages[i].name;
 		int r = fault_point(sb, &stages[i]);
 
 		if (r == 0)

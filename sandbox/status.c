@@ -54,11 +54,9 @@ int status_prepare(struct sandbox *sb)
  * written it, before it releases --userns-block-fd or --block-fd. */
 void status_leave(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
-
-	fds_retire(plan->info_fd);
-	fds_retire(plan->json_status_fd);
-	plan->info_fd = plan->json_status_fd = -1;
+	fds_retire(sb->info_fd);
+	fds_retire(sb->json_status_fd);
+	sb->info_fd = sb->json_status_fd = -1;
 }
 
 /* One JSON object being written in memory, then written to an fd in one
@@ -104,7 +102,7 @@ static void status_ids(struct sandbox *sb, struct json_writer *w)
 		struct stat st;
 
 		/* Under the Landlock fallback no namespace was made. */
-		if (!(sb->plan->clone_flags & status_namespaces[i].flag) || sb->fallback)
+		if (!(sb->clone_flags & status_namespaces[i].flag) || sb->fallback)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", sb->pid1, status_namespaces[i].name);
 		if (stat(path, &st) == 0) {
@@ -136,21 +134,20 @@ static void status_mode(struct sandbox *sb, struct json_writer *w)
 
 void status_started(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
 	struct status_line l;
 
-	if (plan->info_fd >= 0) {
+	if (sb->info_fd >= 0) {
 		if (line_begin(&l, JSON_LINES, 4)) {
 			status_ids(sb, &l.w);
-			line_end(&l, plan->info_fd);
+			line_end(&l, sb->info_fd);
 		}
-		fds_retire(plan->info_fd);
-		plan->info_fd = -1;
+		fds_retire(sb->info_fd);
+		sb->info_fd = -1;
 	}
-	if (plan->json_status_fd >= 0 && line_begin(&l, JSON_PADDED, 0)) {
+	if (sb->json_status_fd >= 0 && line_begin(&l, JSON_PADDED, 0)) {
 		status_ids(sb, &l.w);
 		status_mode(sb, &l.w);
-		line_end(&l, plan->json_status_fd);
+		line_end(&l, sb->json_status_fd);
 	}
 }
 
@@ -158,7 +155,7 @@ void status_executed(struct sandbox *sb)
 {
 	struct status_line l;
 
-	if (sb->plan->json_status_fd < 0 || sb->plan->mode != MODE_HUTCH ||
+	if (sb->json_status_fd < 0 || sb->plan->mode != MODE_HUTCH ||
 	    !line_begin(&l, JSON_PADDED, 0))
 		return;
 	json_key(&l.w, "setup-finished");
@@ -167,7 +164,7 @@ void status_executed(struct sandbox *sb)
 	json_int(&l.w, sb->run.command_host_pid);
 	json_key(&l.w, "setup-time");
 	json_number(&l.w, "%.6f", monotonic_now() - sb->started_at);
-	line_end(&l, sb->plan->json_status_fd);
+	line_end(&l, sb->json_status_fd);
 }
 
 static double seconds_of(struct timeval tv)
@@ -209,7 +206,7 @@ void status_exited(struct sandbox *sb, int status)
 	struct run_state *rs = &sb->run;
 	struct status_line l;
 
-	if (sb->plan->json_status_fd < 0)
+	if (sb->json_status_fd < 0)
 		return;
 	/* bwrap reports an exit code only once COMMAND was started: a
 	 * message after the exec marker is execvp's failure. */
@@ -223,5 +220,5 @@ void status_exited(struct sandbox *sb, int status)
 	} else {
 		status_final(sb, status, &l.w);
 	}
-	line_end(&l, sb->plan->json_status_fd);
+	line_end(&l, sb->json_status_fd);
 }

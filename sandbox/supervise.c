@@ -32,6 +32,7 @@
 #include "protect.h"
 #include "pty.h"
 #include "report.h"
+#include "stage_fail.h"
 #include "status.h"
 #include "sandbox.h"
 #include "seal.h"
@@ -45,15 +46,10 @@
 
 static const int forwarded_signals[] = { FORWARDED_SIGNALS };
 
-static int sys_fail(struct sandbox *sb, const char *stage, const char *what)
-{
-	return log_fail(sb->err, sizeof(sb->err), stage, what, "", errno);
-}
-
 static int make_pipe(struct sandbox *sb, int p[2], const char *name)
 {
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return log_fail(sb->err, sizeof(sb->err), "prepare", "pipe", name, errno);
+		return stage_fail(sb, "pipe", name);
 	return 0;
 }
 
@@ -81,17 +77,17 @@ static int block_signals(struct sandbox *sb)
 	 * hutch without a word.  COMMAND gets the caller's mask back. */
 	sigaddset(&set, SIGPIPE);
 	if (sigprocmask(SIG_BLOCK, &set, &sb->caller_mask) < 0)
-		return sys_fail(sb, "prepare", "block signals");
+		return stage_fail(sb, "block signals", "");
 	/* A caller that ignores SIGCHLD would have the kernel reap pid 1
 	 * unseen: its status lost, waitid failing, hutch waiting for ever.
 	 * COMMAND gets the caller's disposition back. */
 	if (sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = SIG_DFL },
 		      &sb->caller_chld) < 0)
-		return sys_fail(sb, "prepare", "SIGCHLD disposition");
+		return stage_fail(sb, "SIGCHLD disposition", "");
 	sigdelset(&set, SIGPIPE);
 	sb->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sb->sigfd < 0)
-		return sys_fail(sb, "prepare", "signalfd");
+		return stage_fail(sb, "signalfd", "");
 	return 0;
 }
 
@@ -103,7 +99,7 @@ static int follow_parent(struct sandbox *sb)
 	if (!sb->plan->die_with_parent)
 		return 0;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		return sys_fail(sb, "prepare", "parent death signal");
+		return stage_fail(sb, "parent death signal", "");
 	if (getppid() != parent)
 		raise(SIGKILL);
 	return 0;
@@ -111,7 +107,7 @@ static int follow_parent(struct sandbox *sb)
 
 int stage_prepare(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 
 	sb->has_init = (plan->clone_flags & CLONE_NEWPID) && !plan->as_pid_1;
 	/* hutch mode always ends in a second user namespace, with a mount
@@ -127,7 +123,7 @@ int stage_prepare(struct sandbox *sb)
 	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0)
 		return -1;
 	if (setup_log_open(sb->log_pipe) < 0)
-		return sys_fail(sb, "prepare", "log channel");
+		return stage_fail(sb, "log channel", "");
 	if (make_pipe(sb, sb->release_pipe, "release") < 0)
 		return -1;
 	/* The control pipe's write end lives exactly as long as the
@@ -136,7 +132,7 @@ int stage_prepare(struct sandbox *sb)
 	    (sb->has_init && make_pipe(sb, sb->status_pipe, "status") < 0))
 		return -1;
 	if (sb->has_init && fcntl(sb->status_pipe[0], F_SETFL, O_NONBLOCK) < 0)
-		return sys_fail(sb, "prepare", "status pipe");
+		return stage_fail(sb, "status pipe", "");
 	if (sb->has_init && seal_make_image(sb) < 0)
 		return -1;
 	if (protocol_prepare(sb) < 0)
@@ -168,14 +164,14 @@ static pid_t clone_pid1(struct sandbox *sb, int flags)
 
 int stage_clone(struct sandbox *sb)
 {
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 	int flags;
 	pid_t pid;
 
 	/* The user namespace is the one given: none is made. */
 	if (plan->userns_fd >= 0)
-		plan->clone_flags &= ~CLONE_NEWUSER;
-	flags = plan->clone_flags;
+		sb->clone_flags &= ~CLONE_NEWUSER;
+	flags = sb->clone_flags;
 	pid = clone_pid1(sb, flags);
 	if (pid < 0 && sb->err[0])
 		return -1;	/* joining a namespace failed, and said why */
@@ -183,13 +179,13 @@ int stage_clone(struct sandbox *sb)
 	 * the same way; the refusal below says why, or falls back. */
 	if (pid < 0 && userns_refused(errno) && plan->userns_try && plan->caller_uid == 0 &&
 	    plan->mode == MODE_BWRAP) {
-		plan->clone_flags &= ~CLONE_NEWUSER;
-		flags = plan->clone_flags;
+		sb->clone_flags &= ~CLONE_NEWUSER;
+		flags = sb->clone_flags;
 		pid = clone_pid1(sb, flags);
 	}
 	if (pid < 0 && errno == EINVAL && plan->cgroupns_try) {
-		plan->clone_flags &= ~CLONE_NEWCGROUP;
-		pid = clone_pid1(sb, plan->clone_flags);
+		sb->clone_flags &= ~CLONE_NEWCGROUP;
+		pid = clone_pid1(sb, sb->clone_flags);
 	}
 	if (pid < 0 && userns_refused_here(sb, errno)) {
 		/* Never unconfined: the fallback, or a clean failure. */
@@ -197,8 +193,7 @@ int stage_clone(struct sandbox *sb)
 		return sb->fallback ? 0 : -1;
 	}
 	if (pid < 0)
-		return log_fail(sb->err, sizeof(sb->err), "clone",
-				"new namespaces", "(clone3)", errno);
+		return stage_fail(sb, "new namespaces", "(clone3)");
 	if (pid == 0) {
 		sb->pid1_fd = -1;
 		sb->role = WHO_CHILD;	/* the walker goes on with pid 1's stages */
@@ -230,9 +225,7 @@ static int write_proc_file(struct sandbox *sb, const char *name, const char *tex
 	if (fd >= 0)
 		close(fd);
 	if (r < 0)
-		return bwrap_text_fail(sb->err, sizeof(sb->err), sb->plan->mode,
-				       &(struct failure){ "idmap", fd < 0 ? "open" : "write",
-							  path, id, NULL, NULL }, errno);
+		return stage_fail_as(sb, fd < 0 ? "open" : "write", path, id, NULL);
 	return 0;
 }
 
@@ -258,12 +251,12 @@ int stage_idmap(struct sandbox *sb)
 {
 	if (sb->fallback)
 		return 0;
-	struct plan *plan = sb->plan;
+	const struct plan *plan = sb->plan;
 	unsigned inside_uid = sb->nested_userns ? 0 : plan->uid;
 	unsigned inside_gid = sb->nested_userns ? 0 : plan->gid;
 
 	/* With --userns-block-fd the caller writes the maps. */
-	if ((plan->clone_flags & CLONE_NEWUSER) && plan->userns_block_fd < 0) {
+	if ((sb->clone_flags & CLONE_NEWUSER) && plan->userns_block_fd < 0) {
 		int r = write_id_maps(sb, inside_uid, inside_gid);
 
 		/* Ubuntu's AppArmor restriction: clone made the namespace, but
@@ -283,12 +276,12 @@ int stage_idmap(struct sandbox *sb)
 	 * Not before the maps are written (through /proc/PID of a child
 	 * that inherits the flag at clone), and before the child runs on. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		return sys_fail(sb, "idmap", "not dumpable");
+		return stage_fail(sb, "not dumpable", "");
 	/* While the child waits: a child that fails fast has no namespace
 	 * ids left to read once it is a zombie. */
 	status_started(sb);
 	if (write(sb->release_pipe[1], "r", 1) != 1)
-		return sys_fail(sb, "idmap", "release the child");
+		return stage_fail(sb, "release the child", "");
 	close_fd(&sb->release_pipe[1]);
 	return 0;
 }

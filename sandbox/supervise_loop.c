@@ -24,6 +24,7 @@
 #include "pty.h"
 #include "sandbox.h"
 #include "setup_log.h"
+#include "stage_fail.h"
 #include "status.h"
 #include "supervise_loop.h"
 #include "util.h"
@@ -209,13 +210,13 @@ int supervise_loop_run(struct sandbox *sb, const struct supervise_ops *ops, void
 
 	rs->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (rs->timerfd < 0)
-		return log_fail(sb->err, sizeof(sb->err), "run", "timerfd", "", errno);
+		return stage_fail(sb, "timerfd", "");
 	if (sb->plan->timeout > 0)
 		rs->timeout_at = monotonic_now() + sb->plan->timeout;
 	arm_timer(rs);
 	while (!rs->stuck && !(rs->reaped && !left_behind(sb, ops, ctx)))
 		if (poll_once(sb, ops, ctx) < 0) {
-			log_fail(sb->err, sizeof(sb->err), "run", "poll", "", errno);
+			stage_fail(sb, "poll", "");
 			close_fd(&rs->timerfd);
 			return -1;
 		}

@@ -189,7 +189,7 @@ static void describe_refusal(struct sandbox *sb, enum userns_refusal kind,
 /* bwrap mode never falls back: bwrap's messages. */
 static bool bwrap_refusal(struct sandbox *sb, int errnum)
 {
-	bool userns = sb->plan->clone_flags & CLONE_NEWUSER;
+	bool userns = sb->clone_flags & CLONE_NEWUSER;
 	enum bwrap_text id = BW_NEW_NAMESPACE;
 
 	if (sb->pid1 > 0)
@@ -213,7 +213,7 @@ bool userns_refused_here(struct sandbox *sb, int errnum)
 
 	if (sb->plan->mode == MODE_BWRAP)
 		return bwrap_refusal(sb, errnum);
-	if (!(sb->plan->clone_flags & CLONE_NEWUSER) ||
+	if (!(sb->clone_flags & CLONE_NEWUSER) ||
 	    (errnum != 0 && errnum != EPERM && errnum != EACCES && errnum != ENOSPC &&
 	     errnum != EUSERS && errnum != EINVAL))
 		return false;	/* not a refusal: ENOMEM, EAGAIN, ... */
