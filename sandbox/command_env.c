@@ -36,17 +36,17 @@ char **command_env(const struct sandbox *sb)
 	char **env = xreallocarray(NULL, plan->n_env + sb->n_env_set + 1, sizeof(char *));
 	size_t n = 0;
 
-	for (size_t i = 0; i < plan->n_env; i++) {
-		size_t len = strcspn(plan->env[i], "=");
-		bool replaced = false;
+	/* As setenv does: a variable set again keeps its place. */
+	for (size_t i = 0; i < plan->n_env; i++)
+		env[n++] = plan->env[i];
+	for (size_t j = 0; j < sb->n_env_set; j++) {
+		size_t len = strcspn(sb->env_set[j], "="), i = 0;
 
-		for (size_t j = 0; j < sb->n_env_set && !replaced; j++)
-			replaced = sets(sb->env_set[j], plan->env[i], len);
-		if (!replaced)
-			env[n++] = plan->env[i];
+		while (i < n && !sets(env[i], sb->env_set[j], len))
+			i++;
+		env[i] = sb->env_set[j];
+		n += i == n;
 	}
-	for (size_t j = 0; j < sb->n_env_set; j++)
-		env[n++] = sb->env_set[j];
 	env[n] = NULL;
 	return env;
 }
