@@ -112,23 +112,26 @@ build/filters_data.o: build/filters_data.S
 	@mkdir -p $(@D)
 	$(CC) -c -o $@ $<
 
-build/%.o: sandbox/%.c
+build/%.o: sandbox/%.c build/%.d
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	@touch $@
 
 # hutch-fault: the same code with fault injection at every stage; built
 # for the tests, never installed.
-build/fault/%.o: sandbox/%.c
+build/fault/%.o: sandbox/%.c build/fault/%.d
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DHUTCH_FAULT -c -o $@ $<
+	@touch $@
 
 build/hutch-fault: $(FAULT_OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(FAULT_OBJS) $(PKG_LIBS)
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-build/asan/%.o: sandbox/%.c
+build/asan/%.o: sandbox/%.c build/asan/%.d
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(ASAN_FLAGS) -DHUTCH_FAULT -c -o $@ $<
+	@touch $@
 
 build/asan/hutch: $(ASAN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -o $@ $(ASAN_OBJS) $(PKG_LIBS)
@@ -223,9 +226,10 @@ FUZZ_CFLAGS = -std=gnu11 -w $(filter-out $(WARN),$(ALL_CFLAGS)) -O1 -fno-omit-fr
 FUZZ_OBJS = $(LIB_SRCS:sandbox/%.c=build/fuzz-obj/%.o) $(DATA_OBJS)
 FUZZ_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-build/fuzz-obj/%.o: sandbox/%.c
+build/fuzz-obj/%.o: sandbox/%.c build/fuzz-obj/%.d
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	@touch $@
 
 # The parser's file access goes through the guards of tests/fuzz/fuzz.h.
 $(FUZZ_BINS): build/fuzz/%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
@@ -280,5 +284,11 @@ clean:
 	rm -rf build hutch
 
 # The header dependencies the compiler wrote (DEPFLAGS); none before the
-# first build, which builds everything anyway.
+# first build, which builds everything anyway.  An object without its .d
+# (built by an older Makefile, or the .d removed) is built again: its .d
+# is then a target with neither prerequisites nor recipe, which make
+# takes as just remade (and the object is touched after the compiler
+# wrote its .d, so that it is the newer).
+DEP_FILES = $(foreach d,build build/fault build/asan build/fuzz-obj,$(SRCS:sandbox/%.c=$(d)/%.d))
 -include $(wildcard build/*.d build/*/*.d)
+$(DEP_FILES):
