@@ -14,8 +14,8 @@ enum approximation {
 static const char *const approximation_text[N_APPROX] = {
 	[APPROX_PER_RUN] = "private /tmp and HOME are per-run directories",
 	[APPROX_SUBREAPER] = "no pid namespace (a subreaper instead)",
-	[APPROX_UNIX_UDP] = "pathname unix sockets (e.g. a readable docker.sock) and UDP "
-			    "are not mediated",
+	[APPROX_UNIX_UDP] = ("pathname unix sockets (e.g. a readable docker.sock) and UDP "
+			     "are not mediated"),
 	[APPROX_IPC] = "SysV IPC and POSIX message queues are the host's",
 	[APPROX_PROC] = "/proc is the host's, read-only",
 	[APPROX_NO_SCOPE] = "abstract unix sockets and signals are not scoped (Landlock ABI < 6)",

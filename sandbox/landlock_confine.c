@@ -106,7 +106,7 @@ int fallback_build_net_filter(struct fallback *fb)
 	if (!fb->net_filter)
 		return fallback_fail_path(fb, "seccomp", "network filter");
 	rc = seccomp_rule_add(fb->net_filter, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket),
-			      1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+			      1, SCMP_A0(SCMP_CMP_NE, AF_UNIX, 0));
 	if (rc == 0)
 		rc = seccomp_rule_add(fb->net_filter, SCMP_ACT_ERRNO(ENOSYS),
 				      SCMP_SYS(io_uring_setup), 0);
