@@ -531,7 +531,7 @@ static void json_fallback(const struct plan *plan, struct json_writer *w)
 	json_key(w, "fallback");
 	json_string(w, plan->fallback == FALLBACK_LANDLOCK ? "landlock" : "none");
 	json_key(w, "fallback-plan");
-	landlock_explain_json(plan, json_file(w));
+	landlock_explain_json(plan, w);
 }
 
 static void json_deadlines(const struct plan *plan, struct json_writer *w)

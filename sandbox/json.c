@@ -176,12 +176,7 @@ void json_key(struct json_writer *w, const char *key)
 	l->after_key = true;
 }
 
-FILE *json_file(const struct json_writer *w)
-{
-	return w->out;
-}
-
-/* A value written by another module on json_file(): the member is done. */
+/* A value that is already JSON text (a number, true, false, null). */
 static void raw_value(struct json_writer *w, const char *text)
 {
 	before_value(w);

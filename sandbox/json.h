@@ -44,10 +44,8 @@ void json_end_object(struct json_writer *w);
 void json_begin_array(struct json_writer *w, enum json_layout layout);
 void json_end_array(struct json_writer *w);
 
-/* An object's key; its value is the next thing written, by the writer
- * or (for a value another module writes) on json_file(W). */
+/* An object's key; its value is the next thing written. */
 void json_key(struct json_writer *w, const char *key);
-FILE *json_file(const struct json_writer *w);
 
 /* S as a string, or null when S is NULL. */
 void json_string(struct json_writer *w, const char *s);

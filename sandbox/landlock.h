@@ -20,6 +20,7 @@ int landlock_run(struct sandbox *sb);
  * network, approximations), or why this plan cannot run under it. */
 void landlock_explain(const struct plan *plan, FILE *out);
 /* The same as one JSON object. */
-void landlock_explain_json(const struct plan *plan, FILE *out);
+struct json_writer;
+void landlock_explain_json(const struct plan *plan, struct json_writer *w);
 
 #endif

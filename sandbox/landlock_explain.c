@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "landlock.h"
 #include "landlock_rules.h"
 #include "landlock_scope.h"
@@ -109,79 +110,94 @@ void landlock_explain(const struct plan *plan, FILE *out)
 	fallback_free(&fb);
 }
 
-static void json_rules(const struct fallback *fb, FILE *out)
+static void json_rules(const struct fallback *fb, struct json_writer *w)
 {
 	char what[PATH_MAX * 2 + 32];
-	bool first = true;
 
-	fputs("\"rules\": [", out);
+	json_key(w, "rules");
+	json_begin_array(w, JSON_SPACED);
 	for (size_t i = 0; i < fb->n_rules; i++) {
 		if (said_with_area(fb, i))
 			continue;	/* in per-run */
 		describe_op(fb->rules[i].op, what, sizeof(what));
-		fputs(first ? "{\"access\": " : ", {\"access\": ", out);
-		first = false;
-		json_fputs(out, access_name(fb->rules[i].access));
-		fputs(", \"path\": ", out);
-		json_fputs(out, fb->rules[i].path);
-		fputs(", \"option\": ", out);
-		json_fputs(out, what);
-		fputs(", \"origin\": ", out);
-		json_fputs(out, fb->rules[i].op->origin);
-		fputc('}', out);
+		json_begin_object(w, JSON_SPACED);
+		json_key(w, "access");
+		json_string(w, access_name(fb->rules[i].access));
+		json_key(w, "path");
+		json_string(w, fb->rules[i].path);
+		json_key(w, "option");
+		json_string(w, what);
+		json_key(w, "origin");
+		json_string(w, fb->rules[i].op->origin);
+		json_end_object(w);
 	}
-	fputs("], \"per-run\": [", out);
-	first = true;
+	json_end_array(w);
+	json_key(w, "per-run");
+	json_begin_array(w, JSON_SPACED);
 	for (int a = 0; a < N_AREAS; a++) {
 		if (!fb->areas[a].dest)
 			continue;
-		fputs(first ? "{\"access\": " : ", {\"access\": ", out);
-		first = false;
-		json_fputs(out, access_name(fb->areas[a].access));
-		fputs(", \"dest\": ", out);
-		json_fputs(out, fb->areas[a].dest);
-		fprintf(out, ", \"variable\": \"%s\"}", a == AREA_TMP ? "TMPDIR" : "HOME");
+		json_begin_object(w, JSON_SPACED);
+		json_key(w, "access");
+		json_string(w, access_name(fb->areas[a].access));
+		json_key(w, "dest");
+		json_string(w, fb->areas[a].dest);
+		json_key(w, "variable");
+		json_string(w, a == AREA_TMP ? "TMPDIR" : "HOME");
+		json_end_object(w);
 	}
-	fputs("], \"made\": [", out);
+	json_end_array(w);
+	json_key(w, "made");
+	json_begin_array(w, JSON_SPACED);
 	for (size_t i = 0; i < fb->n_makes; i++) {
 		describe_op(fb->makes[i].op, what, sizeof(what));
-		fputs(i ? ", {\"option\": " : "{\"option\": ", out);
-		json_fputs(out, what);
-		fprintf(out, ", \"as-symlink\": %s}",
-			made_as_link_to_host(fb, i) ? "true" : "false");
+		json_begin_object(w, JSON_SPACED);
+		json_key(w, "option");
+		json_string(w, what);
+		json_key(w, "as-symlink");
+		json_bool(w, made_as_link_to_host(fb, i));
+		json_end_object(w);
 	}
-	fputc(']', out);
+	json_end_array(w);
 }
 
-void landlock_explain_json(const struct plan *plan, FILE *out)
+void landlock_explain_json(const struct plan *plan, struct json_writer *w)
 {
 	struct fallback_facts found = { .abi = 0 };
 	struct fallback fb;
 	char err[4096];
 	const char *text;
 
+	json_begin_object(w, JSON_SPACED);
+	json_key(w, "mode");
 	if (plan->mode == MODE_BWRAP || plan->fallback == FALLBACK_NONE) {
-		fputs("{\"mode\": \"none\"}", out);
+		json_string(w, "none");
+		json_end_object(w);
 		return;
 	}
+	json_string(w, "landlock");
 	found.abi = landlock_abi_version();
 	fallback_init(&fb, plan, &found, err, sizeof(err));
+	json_key(w, "usable");
 	if (fallback_translate(&fb) < 0) {
-		fputs("{\"mode\": \"landlock\", \"usable\": false, \"reason\": ", out);
-		json_fputs(out, err + strlen("fallback: "));
-		fputc('}', out);
+		json_bool(w, false);
+		json_key(w, "reason");
+		json_string(w, err + strlen("fallback: "));
+		json_end_object(w);
 		fallback_free(&fb);
 		return;
 	}
-	fprintf(out, "{\"mode\": \"landlock\", \"usable\": true, \"abi\": %d, ", found.abi);
-	json_rules(&fb, out);
-	fprintf(out, ", \"network\": \"%s\", \"approximations\": [",
-		fb.deny_net ? "none" : "shared");
-	for (int i = 0; (text = landlock_approximation(&found, i)); i++) {
-		fputs(i ? ", " : "", out);
-		json_fputs(out, text);
-	}
-	fputs("]}", out);
+	json_bool(w, true);
+	json_key(w, "abi");
+	json_int(w, found.abi);
+	json_rules(&fb, w);
+	json_key(w, "network");
+	json_string(w, fb.deny_net ? "none" : "shared");
+	json_key(w, "approximations");
+	json_begin_array(w, JSON_SPACED);
+	for (int i = 0; (text = landlock_approximation(&found, i)); i++)
+		json_string(w, text);
+	json_end_array(w);
+	json_end_object(w);
 	fallback_free(&fb);
 }
-
