@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* json_fputs and json_encode_char, here before json.c had them. */
-#include "json.h"
 
 void *xreallocarray(void *ptr, size_t n, size_t size);
 char *xstrdup(const char *s);

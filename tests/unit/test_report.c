@@ -5,6 +5,7 @@
  * the listener in forked children: plain, under a policy that refuses the
  * hand-over calls, and nested under a filter that has a listener. */
 #define _GNU_SOURCE
+#include "json.h"
 #include "policy.h"
 #include "seccomp_policy.h"
 #include "util.h"
