@@ -58,10 +58,15 @@ static char *variable_value(struct line_ctx *l, const char *name)
 	if (strcmp(name, "GID") == 0)
 		return xasprintf("%u", (unsigned)getgid());
 	if (strcmp(name, "USER") == 0) {
-		struct passwd *pw = getpwuid(getuid());
 		const char *u = env_value(envp, "USER");
+		struct passwd *pw;
 
-		return xstrdup(u ? u : pw ? pw->pw_name : "user");
+		if (u)
+			return xstrdup(u);
+		/* NSS (nsswitch.conf, passwd, perhaps a module) only when
+		 * the environment does not say: it is not cheap. */
+		pw = getpwuid(getuid());
+		return xstrdup(pw ? pw->pw_name : "user");
 	}
 	if (strcmp(name, "XDG_RUNTIME_DIR") == 0) {
 		const char *x = env_value(envp, "XDG_RUNTIME_DIR");
