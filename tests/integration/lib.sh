@@ -191,13 +191,6 @@ have_writable_proc_sys() {
 }
 needs_writable_proc_sys() { have_writable_proc_sys || skip "$WHY"; }
 
-# landlock_abi: the Landlock ABI version of this kernel (0: none).
-landlock_abi() {
-	python3 -c 'import ctypes
-libc = ctypes.CDLL(None, use_errno=True)
-print(max(0, libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))))'
-}
-
 # have_root_ptrace: does root hold CAP_SYS_PTRACE, which looking at the
 # fds of a process that is not dumpable (hutch's supervisor) takes?  A
 # container's root lacks it.
