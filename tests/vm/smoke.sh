@@ -79,6 +79,14 @@ delegated_scope_enforces() {
 	[ "$rc" = 0 ] && ! grep -q 'not enforced' "$tmp/err2"
 }
 
+# Without a delegated cgroup, --memory is refused (exit 125) and says why.
+memory_refused_undelegated() {
+	local rc
+	"$H" --memory 64M true 2>"$tmp/err3"
+	rc=$?
+	cat "$tmp/err3" >&2
+	[ "$rc" = 125 ] && grep -q '^hutch: limits: --memory: no usable cgroup v2 memory controller' "$tmp/err3"
+}
 # Root from a system service: a transient unit of system.slice.
 in_system_service() {
 	local cg
@@ -97,7 +105,7 @@ delegated_service_enforces() {
 }
 
 export -f session_is_logind user_manager_runs delegated_scope_enforces \
-	in_system_service delegated_service_enforces
+	in_system_service delegated_service_enforces memory_refused_undelegated
 export H tmp
 
 # From a project directory of the user's own, as a developer would run
@@ -120,11 +128,14 @@ for p in "$repo"/profiles/*; do
 	[ -f "$p" ] || continue
 	check "profile-$(basename "$p")" 0 '' "$H" --profile "$(basename "$p")" true
 done
-check memory-pids 0 '' "$H" --memory 64M --pids 100 true
 if [ $place = login ]; then
+	# Her session's scope is not delegated: --memory has no cgroup, and
+	# the run is refused with the reason, never run without the limit.
+	check memory-refused-undelegated 0 '' memory_refused_undelegated
 	check delegated-scope 0 '' systemd-run --user --scope -p Delegate=yes "$H" --memory 64M --pids 100 true
 	check delegated-scope-enforces 0 '' delegated_scope_enforces
 else
+	check memory-pids 0 '' "$H" --memory 64M --pids 100 true
 	check delegated-service-enforces 0 '' delegated_service_enforces
 fi
 
