@@ -198,15 +198,16 @@ static int create_overlay(const struct overlay_dirs *d, bool by_name)
 }
 
 /* overlayfs takes its directories by fd since Linux 6.13.  An older one
- * refuses that: with EINVAL when the option is set (6.5 to 6.12), or,
- * before 6.5 (a legacy mount context), with EOPNOTSUPP for an fd and
- * with EINVAL only at create for lowerdir+ by name.  Then the context
- * is built again, by name. */
+ * refuses that, in its own words: EOPNOTSUPP at once on 6.1's legacy
+ * mount context (which refuses lowerdir+ by name only at create, with
+ * EINVAL), EBADF on 6.12, EINVAL on others.  So whatever the attempt by
+ * fd says, the context is built again by name, which works on every
+ * kernel and, where the overlay really cannot be made, says why. */
 static int create_overlay_any(const struct overlay_dirs *d)
 {
 	int fs = create_overlay(d, false);
 
-	if (fs < 0 && (errno == EINVAL || errno == EOPNOTSUPP))
+	if (fs < 0)
 		fs = create_overlay(d, true);
 	return fs;
 }
