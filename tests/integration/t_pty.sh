@@ -103,7 +103,15 @@ check_tiocsti() {
 		-- "$H" --seccomp-policy none "${SHELL_ARGS[@]}" ||
 		fail "TIOCSTI inside --pty reaches only the inner terminal"
 }
-test_tiocsti() { build_harness; for_each_caller check_tiocsti; }
+test_tiocsti() {
+	# Since Linux 6.2 the kernel can refuse TIOCSTI itself to a process
+	# without CAP_SYS_ADMIN (Debian's 6.12 does): then there is nothing
+	# to inject, and the control cannot show an injection.
+	[ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 1 ] ||
+		skip "the kernel refuses TIOCSTI here (dev.tty.legacy_tiocsti = 0): no injection to stop"
+	build_harness
+	for_each_caller check_tiocsti
+}
 
 # The outer terminal's modes: raw while COMMAND runs, exactly the
 # previous ones after every way out.
