@@ -207,7 +207,9 @@ check_mounts_untouched_shared() {
 	build_tool mountwatch
 	mkdir -p "$T/m"
 	control=$(as_root "$T/mountwatch" sh -c "mount -t tmpfs none $T/m && umount $T/m")
-	assert_eq "events 2 status 0" "$control" "control: a mount and an unmount"
+	# Two changes close together can wake the watcher once (the kernel
+	# raises POLLPRI again only after it has read): 1 or 2 events.
+	assert_match "^events [12] status 0$" "$control" "control: a mount and an unmount"
 	for_each_caller check_mounts_untouched
 }
 test_mounts_untouched_shared_propagation() {
