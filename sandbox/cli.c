@@ -159,13 +159,20 @@ static bool spec_in_mode(const struct opt_spec *s, const struct plan *plan)
 	return (s->flags & BOTH) || plan->mode == MODE_HUTCH;
 }
 
-bool cli_option_exists(const struct plan *plan, const char *name)
+/* The row of option NAME (no "--") in PLAN's mode, or NULL. */
+static const struct opt_spec *spec_named(const struct plan *plan, const char *name)
 {
 	for (size_t i = 0; i < N_SPECS; i++)
 		if (strcmp(specs[i].name, name) == 0)
-			return spec_in_mode(&specs[i], plan) &&
-			       !(specs[i].flags & NOPROF);
-	return false;
+			return spec_in_mode(&specs[i], plan) ? &specs[i] : NULL;
+	return NULL;
+}
+
+bool cli_option_exists(const struct plan *plan, const char *name)
+{
+	const struct opt_spec *s = spec_named(plan, name);
+
+	return s && !(s->flags & NOPROF);
 }
 
 /* The first word of ARGNAMES is what argp shows and reads; the others
@@ -443,12 +450,9 @@ int cli_record_line(struct plan *plan, const char *name, char **words, int n,
 		    const char *origin, struct record_list *out, char *err, size_t errlen)
 {
 	struct record_ctx ctx = { plan, out, origin, true, err, errlen, false };
-	const struct opt_spec *s = NULL;
+	const struct opt_spec *s = spec_named(plan, name);
 	int next = 0;
 
-	for (size_t i = 0; i < N_SPECS && !s; i++)
-		if (strcmp(specs[i].name, name) == 0 && spec_in_mode(&specs[i], plan))
-			s = &specs[i];
 	err[0] = '\0';
 	if (!s) {
 		snprintf(err, errlen, "%s: --%s: invalid option", origin, name);

@@ -160,7 +160,7 @@ static int take_slot(struct netproxy_state *st)
 
 static void no_room(struct sandbox *sb, int fd)
 {
-	struct conn c = { .client = fd, .started = now() };
+	struct conn c = { .client = fd, .started = monotonic_now() };
 	char reason[REASON_LEN];
 	char msg[256];
 	int n;
@@ -198,7 +198,7 @@ static void open_conn(struct sandbox *sb, int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	c->client = fd;
 	c->phase = PH_HEAD;
-	c->started = now();
+	c->started = monotonic_now();
 	c->deadline = c->started + HEAD_SECONDS;
 	proxy_update_watch(st, c);
 }
@@ -225,7 +225,7 @@ static void on_listener(struct sandbox *sb, int listener)
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
 			       errno == ENOMEM) && st->listen_again_at == 0) {
 			watch_listeners(st, false);
-			st->listen_again_at = now() + LINGER_SECONDS;
+			st->listen_again_at = monotonic_now() + LINGER_SECONDS;
 		}
 		if (fd < 0)
 			return;
@@ -314,7 +314,7 @@ static void arm_timer(struct netproxy_state *st)
 		return;
 	st->armed_for = next;
 	if (next > 0) {
-		delta = next - now();
+		delta = next - monotonic_now();
 		if (delta < 0.001)
 			delta = 0.001;
 		its.it_value.tv_sec = (time_t)delta;
@@ -327,7 +327,7 @@ static void on_timer(struct sandbox *sb)
 {
 	struct netproxy_state *st = sb->net;
 	uint64_t ticks;
-	double t = now();
+	double t = monotonic_now();
 
 	if (read(st->timer, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return;

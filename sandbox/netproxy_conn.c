@@ -160,7 +160,7 @@ static void answer_and_linger(struct sandbox *sb, struct conn *c, int status, in
 	close_fd(&c->server);
 	c->server_mask = 0;
 	c->phase = PH_LINGER;
-	c->deadline = now() + LINGER_SECONDS;
+	c->deadline = monotonic_now() + LINGER_SECONDS;
 	proxy_update_watch(sb->net, c);
 }
 

@@ -21,6 +21,7 @@
 #include "netrequest.h"
 #include "netresolve.h"
 #include "netrule.h"
+#include "process.h"
 
 struct sandbox;
 
@@ -99,24 +100,9 @@ struct netproxy_state {
 	char *first;		/* "HOST:PORT, reason" of the first refusal */
 };
 
-static inline double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static inline uint64_t tag_of(enum tag t, unsigned index)
 {
 	return (uint64_t)t << 32 | index;
-}
-
-static inline void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
 }
 
 static inline int conn_index(const struct netproxy_state *st, const struct conn *c)

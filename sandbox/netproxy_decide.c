@@ -129,7 +129,7 @@ static void decide(struct sandbox *sb, struct conn *c)
 	char reason[REASON_LEN];
 
 	c->have_request = true;
-	c->deadline = now() + UPSTREAM_SECONDS;
+	c->deadline = monotonic_now() + UPSTREAM_SECONDS;
 	c->rule = net_rules_match(plan->net_rules, plan->n_net_rules, c->req.host, c->req.port);
 	if (!c->rule) {
 		snprintf(reason, sizeof(reason), "no --allow-net rule allows %s%s%s:%d",

@@ -61,7 +61,7 @@ static void conn_fields(const struct conn *c, const char *verdict, const char *r
 	json_key(w, "bytes_in");
 	json_uint(w, c->bytes_down);
 	json_key(w, "seconds");
-	json_number(w, "%.3f", now() - c->started);
+	json_number(w, "%.3f", monotonic_now() - c->started);
 }
 
 /* A report line begun on F: {"time":NOW,"kind":"net" and the caller's

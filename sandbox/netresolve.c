@@ -171,14 +171,6 @@ struct probe_answer {
 	char text[200];
 };
 
-static double seconds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void probe_in_child(struct probe_answer *out)
 {
 	struct net_answer ans;
@@ -224,7 +216,7 @@ static void probe_in_child(struct probe_answer *out)
 bool net_probe_host(double seconds, char *detail, size_t len)
 {
 	struct probe_answer ans = { .stage = 1 };
-	double start = seconds_now();
+	double start = monotonic_now();
 	pid_t parent = getpid(), pid;
 	int p[2], pidfd = -1;
 	struct pollfd pfd;
@@ -244,7 +236,7 @@ bool net_probe_host(double seconds, char *detail, size_t len)
 	ready = poll(&pfd, 1, (int)(seconds * 1000));
 	if (ready == 1 && read(p[0], &ans, sizeof(ans)) == (ssize_t)sizeof(ans)) {
 		ans.text[sizeof(ans.text) - 1] = '\0';
-		snprintf(detail, len, "%s (%.0f ms)", ans.text, (seconds_now() - start) * 1000);
+		snprintf(detail, len, "%s (%.0f ms)", ans.text, (monotonic_now() - start) * 1000);
 	} else {
 		ans.stage = 1;
 		snprintf(detail, len, "no answer for %s:%d within %gs", PROBE_NAME, PROBE_PORT,

@@ -614,19 +614,11 @@ int pty_start(struct sandbox *sb)
 
 /* ---- every way out ---- */
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Wait until FD is ready for EVENTS, but not past DEADLINE. */
 static bool wait_fd(int fd, short events, double deadline)
 {
 	struct pollfd p = { .fd = fd, .events = events };
-	double left = deadline - now();
+	double left = deadline - monotonic_now();
 
 	if (left <= 0)
 		return false;
@@ -638,9 +630,9 @@ static bool wait_fd(int fd, short events, double deadline)
  * that never stops). */
 static void drain(struct sandbox *sb, struct pty_state *st)
 {
-	double deadline = now() + sb->plan->teardown_deadline;
+	double deadline = monotonic_now() + sb->plan->teardown_deadline;
 
-	while ((buf_len(&st->out) > 0 || !st->master_gone) && now() < deadline) {
+	while ((buf_len(&st->out) > 0 || !st->master_gone) && monotonic_now() < deadline) {
 		if (buf_len(&st->out) == 0) {
 			if (!master_read(st))
 				return;
