@@ -188,15 +188,23 @@ int mount_proc_attach(struct mount_state *ms, struct fs_op *op, size_t i)
 	struct mount_text mt = { proc_text(ms), op->dest, NULL };
 	int r = root_attach(ms, ms->trees[i], op->dest, true, &mt);
 
+	if (r == 0 && ms->private_proc < 0 && !ms->proc_substituted &&
+	    (ms->plan->clone_flags & CLONE_NEWPID))
+		ms->private_proc = openat(ms->trees[i], ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	close(ms->trees[i]);
 	ms->trees[i] = -1;
 	return r < 0 ? r : cover_proc(ms, op->dest);
 }
 
-/* A private procfs for pid 1's teardown: it lists the namespace's
- * processes even without --proc, and is never attached. */
+/* The procfs pid 1 lists the namespace's processes from at teardown:
+ * the sandbox's first fresh /proc, held by a directory fd taken before
+ * COMMAND runs (what COMMAND later mounts over /proc does not change what
+ * that fd reaches), else one of its own that is never attached.  Reusing
+ * the attached one matters for speed: closing a never-attached mount at
+ * pid 1's exit costs the kernel an RCU grace period that the supervisor
+ * waits for. */
 void mount_proc_private(struct mount_state *ms)
 {
-	if (ms->plan->clone_flags & CLONE_NEWPID)
+	if (ms->private_proc < 0 && (ms->plan->clone_flags & CLONE_NEWPID))
 		ms->private_proc = mount_make_fs("proc", NULL, 0);
 }

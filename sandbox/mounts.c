@@ -546,12 +546,14 @@ static int build_tree(struct mount_state *ms)
 		old_cwd[0] = '\0';
 	if (make_propagation_private(ms) < 0 || clone_sources(ms) < 0)
 		return -1;
-	mount_proc_private(ms);
 	if (attach_new_root(ms) < 0)
 		return -1;
 	for (size_t i = 0; i < ms->plan->n_ops; i++)
 		if (do_op(ms, i) < 0)
 			return failed_op(ms, i);
+	/* While the caller's whole /proc is still in view: the kernel
+	 * makes no procfs for a namespace that has none. */
+	mount_proc_private(ms);
 	if (protect_apply(ms) < 0)
 		return -1;
 	if (pivot_into_root(ms) < 0)
