@@ -56,15 +56,27 @@ ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
 all: hutch build/hutch-seccomp
 
-# libseccomp and libcap linked statically, and every symbol bound at
-# start: a launch loads one shared library (libc) instead of three, and
-# the processes it forks resolve nothing again (see README, Benchmarks).
-# build/hutch-seccomp is linked the same way: the programs it writes for
-# the build are those hutch's own libseccomp would build.
-HUTCH_LIBS = -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -Wl,-z,now
+# hutch is linked statically (static-pie: still position-independent)
+# where the toolchain has the static libraries, as Debian's libc6-dev,
+# libseccomp-dev and libcap-dev do: no shared library to map and relocate
+# at each launch, a smaller process to fork and to replace by the init,
+# 0.8 MB less resident (see README, Benchmarks).  A static glibc cannot
+# load NSS modules; sandbox/util.h says what lookups use instead.
+# Elsewhere libseccomp and libcap alone are static, every symbol bound at
+# start.  build/hutch-seccomp is linked the same way: the programs it
+# writes for the build are those hutch's own libseccomp would build.
+DYNAMIC_LIBS = -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -Wl,-z,now
+STATIC_LINK := $(shell printf 'int main(void){return 0;}' | \
+	$(CC) -x c -static-pie -o /dev/null - $(PKG_LIBS) 2>/dev/null && echo yes)
+HUTCH_LIBS = $(if $(STATIC_LINK),-static-pie $(PKG_LIBS),$(DYNAMIC_LIBS))
 
 hutch: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(HUTCH_LIBS)
+
+# The same objects linked dynamically: memcheck replaces malloc only in
+# a program that takes it from a shared libc (make valgrind).
+build/hutch-dynamic: $(OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(DYNAMIC_LIBS)
 
 # The init that pid 1 runs from a sealed memfd: static, so that it starts
 # in any sandbox root, even one without a libc; and without a libc itself
@@ -202,8 +214,8 @@ bench: all
 # valgrind 3.19 lacks the new mount API and seccomp(): set-up inside the
 # sandbox fails there, so this covers the supervisor and its failure paths.
 valgrind: bench-deps
-	$(MAKE) all
-	tests/bench/valgrind $(CURDIR)/hutch
+	$(MAKE) all build/hutch-dynamic
+	tests/bench/valgrind $(CURDIR)/build/hutch-dynamic
 
 BENCH_DEB_PACKAGES = valgrind strace
 bench-deps:

@@ -1,4 +1,4 @@
-/* Host-side name lookups for the proxy and --doctor.  getaddrinfo may
+/* Host-side name lookups for the proxy and --doctor.  A lookup may
  * wait for seconds on a DNS server, and the supervisor must never wait:
  * each lookup runs in a child of its own that writes one fixed-size
  * answer (smaller than PIPE_BUF, so one atomic write) and exits.  The
@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <limits.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -58,27 +57,79 @@ static bool already_in(const struct net_answer *ans, const struct net_addr *a)
 	return false;
 }
 
-static void resolve(const char *host, struct net_answer *ans)
+/* getent(1) does the lookup: linked against the system's libc, it sees
+ * every NSS module nsswitch.conf names (mdns, systemd-resolved), which
+ * hutch, linked statically, cannot load (util.h). */
+static const char *const getent_paths[] = { "/usr/bin/getent", "/bin/getent" };
+
+/* The lookup child's own child: getent ahosts HOST, its output on OUT.
+ * It dies with the lookup child, which is killed at its deadline. */
+static void exec_getent(const char *host, int out, pid_t parent)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG,
-	};
-	struct addrinfo *res = NULL;
-	int r = getaddrinfo(host, NULL, &hints, &res);
+	char *const argv[] = { "getent", "ahosts", "--", (char *)host, NULL };
 
-	memset(ans, 0, sizeof(*ans));
-	if (r != 0) {
-		snprintf(ans->why, sizeof(ans->why), "%s", gai_strerror(r));
-		return;
-	}
-	for (struct addrinfo *ai = res; ai && ans->n < NET_MAX_ADDRS; ai = ai->ai_next) {
-		struct net_addr a = addr_of(ai->ai_addr);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
+	    dup2(out, STDOUT_FILENO) < 0)
+		_exit(127);
+	for (size_t i = 0; i < sizeof(getent_paths) / sizeof(getent_paths[0]); i++)
+		execve(getent_paths[i], argv, environ);
+	_exit(127);
+}
 
-		if (a.family != AF_UNSPEC && !already_in(ans, &a))
+/* getent's lines, "ADDRESS STREAM|DGRAM|RAW [NAME]": each address once. */
+static void parse_getent(char *text, struct net_answer *ans)
+{
+	for (char *line = strtok(text, "\n"); line && ans->n < NET_MAX_ADDRS;
+	     line = strtok(NULL, "\n")) {
+		char addr[64], type[16];
+		struct net_addr a;
+
+		if (sscanf(line, "%63s %15s", addr, type) == 2 && strcmp(type, "STREAM") == 0 &&
+		    net_addr_parse(addr, &a) == 0 && !already_in(ans, &a))
 			ans->addrs[ans->n++] = a;
 	}
-	freeaddrinfo(res);
-	if (ans->n == 0)
+}
+
+/* Read what getent writes, at most LEN - 1 bytes (the rest is dropped). */
+static void read_output(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf + got, len - 1 - got)) > 0 && (got += (size_t)n) < len - 1)
+		;
+	buf[got] = '\0';
+}
+
+static void resolve(const char *host, struct net_answer *ans)
+{
+	char out[4096];
+	pid_t parent = getpid(), pid;
+	int p[2], status = 0;
+
+	memset(ans, 0, sizeof(*ans));
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		snprintf(ans->why, sizeof(ans->why), "cannot run getent: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0)
+		exec_getent(host, p[1], parent);
+	close(p[1]);
+	read_output(p[0], out, sizeof(out));
+	close(p[0]);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+		snprintf(ans->why, sizeof(ans->why), "getent ended without an answer");
+		return;
+	}
+	parse_getent(out, ans);
+	if (ans->n > 0)
+		return;
+	if (WEXITSTATUS(status) == 2)
+		snprintf(ans->why, sizeof(ans->why), "Name or service not known");
+	else if (WEXITSTATUS(status) == 127)
+		snprintf(ans->why, sizeof(ans->why), "cannot run getent (%s or %s)",
+			 getent_paths[0], getent_paths[1]);
+	else
 		snprintf(ans->why, sizeof(ans->why), "no address");
 }
 

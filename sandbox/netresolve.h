@@ -1,5 +1,5 @@
 /* Names resolved on the host for the proxy, without ever blocking the
- * supervisor: getaddrinfo runs in a short-lived child whose one answer
+ * supervisor: getent(1) runs in a short-lived child whose one answer
  * comes back on a pipe, and which is killed when its connection's
  * deadline passes.  The supervisor stays single-threaded. */
 #ifndef HUTCH_NETRESOLVE_H
@@ -15,7 +15,7 @@
 struct net_answer {
 	int n;				/* addresses found; 0 when the lookup failed */
 	struct net_addr addrs[NET_MAX_ADDRS];
-	char why[128];			/* n == 0: gai_strerror's words */
+	char why[128];			/* n == 0: why */
 };
 
 /* Start resolving HOST: *PIPE_FD (the read end, non-blocking,

@@ -43,6 +43,20 @@ struct line_ctx {
 	int lineno;
 };
 
+/* ${HOME}.  A home that is / is none (a container's user without a line
+ * in /etc/passwd gets HOME=/): it is /nonexistent, as for Debian's users
+ * without a home, so that a profile's per-run home does not cover the
+ * whole sandbox. */
+static char *profile_home(char *const *envp)
+{
+	char *home = caller_home(envp);
+
+	if (strcmp(home, "/") != 0)
+		return home;
+	free(home);
+	return xstrdup("/nonexistent");
+}
+
 /* The variables a profile may use; nothing else of the environment. */
 static char *variable_value(struct line_ctx *l, const char *name)
 {
@@ -50,7 +64,7 @@ static char *variable_value(struct line_ctx *l, const char *name)
 	char buf[PATH_MAX];
 
 	if (strcmp(name, "HOME") == 0)
-		return caller_home(envp);
+		return profile_home(envp);
 	if (strcmp(name, "PWD") == 0)
 		return xstrdup(getcwd(buf, sizeof(buf)) ? buf : "/");
 	if (strcmp(name, "UID") == 0)
@@ -63,9 +77,7 @@ static char *variable_value(struct line_ctx *l, const char *name)
 
 		if (u)
 			return xstrdup(u);
-		/* NSS (nsswitch.conf, passwd, perhaps a module) only when
-		 * the environment does not say: it is not cheap. */
-		pw = getpwuid(getuid());
+		pw = caller_passwd();
 		return xstrdup(pw ? pw->pw_name : "user");
 	}
 	if (strcmp(name, "XDG_RUNTIME_DIR") == 0) {

@@ -66,6 +66,20 @@ const char *env_value(char *const *envp, const char *name)
 	return NULL;
 }
 
+struct passwd *caller_passwd(void)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw = NULL;
+	uid_t uid = getuid();
+
+	if (!f)
+		return NULL;
+	while ((pw = fgetpwent(f)) && pw->pw_uid != uid)
+		;
+	fclose(f);
+	return pw;
+}
+
 char *caller_home(char *const *envp)
 {
 	const char *home = env_value(envp, "HOME");
@@ -73,7 +87,7 @@ char *caller_home(char *const *envp)
 
 	if (home && *home)
 		return xstrdup(home);
-	pw = getpwuid(getuid());
+	pw = caller_passwd();
 	return xstrdup(pw && pw->pw_dir ? pw->pw_dir : "/");
 }
 

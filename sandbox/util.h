@@ -13,6 +13,12 @@ char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* NAME's value in ENVP, or NULL. */
 const char *env_value(char *const *envp, const char *name);
+struct passwd;
+/* The caller's line of /etc/passwd, or NULL.  Never NSS: a static glibc
+ * (hutch's usual build, see Makefile) crashes loading an NSS module such
+ * as libnss_systemd, and the environment names the user where it
+ * matters; this only fills in for a caller run without HOME or USER. */
+struct passwd *caller_passwd(void);
 /* $HOME from ENVP, else the passwd entry's home directory, else "/". */
 char *caller_home(char *const *envp);
 /* Is PATH the directory DIR or inside it ("/" holds every path)? */

@@ -213,3 +213,28 @@ test_profile_errors_find_the_line() {
 	rc=0; err=$(as_user "$T/bwrap" --ro-bind / / --unsetenv "" true 2>&1) || rc=$?
 	assert_eq '1 bwrap: unsetenv failed' "$rc $err" "bwrap mode: bwrap's text"
 }
+
+# A caller run without HOME and USER: ${HOME} and ${USER} come from its
+# line of /etc/passwd, never from NSS (the static build would crash
+# loading a module such as libnss_systemd for a uid files do not know);
+# a uid without a line gets "user" and /nonexistent, as does HOME=/ (a
+# container's user without a line): never a per-run home over all of /.
+# check_passwd_fallback UID WANTED [VAR=VALUE]: ${USER}:${HOME} is WANTED.
+check_passwd_fallback() {
+	local uid=$1 out x="$T/work/xdg-passwd"
+	mkdir -p "$x/hutch/profiles"
+	printf 'include default\nsetenv WHO ${USER}:${HOME}\n' >"$x/hutch/profiles/who"
+	chmod -R a+rX "$x"
+	make_project
+	out=$(cd "$T/work/proj" && setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		env -i PATH=/usr/bin:/bin XDG_CONFIG_HOME="$x" ${3:-} $(sanitizer_env) \
+		"$T/hutch" --profile who printenv WHO 2>&1) || fail "uid $uid ${3:-without HOME} and USER: $out"
+	assert_eq "$2" "$out" "uid $uid ${3:-without HOME} and USER: \${USER}:\${HOME}"
+}
+test_passwd_fallback() {
+	local unknown=54321
+	! grep -q "^[^:]*:[^:]*:$unknown:" /etc/passwd || skip "uid $unknown has a line in /etc/passwd"
+	check_passwd_fallback "$NOBODY" "$(getent passwd "$NOBODY" | awk -F: '{ print $1 ":" $6 }')"
+	check_passwd_fallback "$unknown" "user:/nonexistent"
+	check_passwd_fallback "$unknown" "user:/nonexistent" HOME=/
+}
