@@ -49,6 +49,24 @@ static void split_path(const char *dest, char *parent, size_t len, const char **
 		snprintf(parent, len, "/");
 }
 
+/* The directory LEAF of the directory PFD, whose path in the root is
+ * PATH, with MODE (or the one already there): an O_PATH fd of it. */
+static int dir_at(struct mount_state *ms, int pfd, const char *leaf, const char *path,
+		  mode_t mode)
+{
+	if (mkdirat(pfd, leaf, mode) < 0 && errno != EEXIST)
+		return -1;
+	return root_resolve(ms, path, O_PATH | O_DIRECTORY);
+}
+
+/* The parent directory "/" is the root itself: no lookup. */
+static int open_dir(struct mount_state *ms, const char *path)
+{
+	if (strcmp(path, "/") == 0)
+		return fcntl(ms->root, F_DUPFD_CLOEXEC, 3);
+	return root_resolve(ms, path, O_PATH | O_DIRECTORY);
+}
+
 /* mkdir -p inside the root, PATH with MODE and its missing parents with
  * ms->parent_mode; returns an O_PATH fd of PATH. */
 int root_make_dirs(struct mount_state *ms, const char *path, mode_t mode)
@@ -57,7 +75,7 @@ int root_make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 	const char *leaf;
 	int fd, pfd;
 
-	fd = root_resolve(ms, path, O_PATH | O_DIRECTORY);
+	fd = open_dir(ms, path);
 	if (fd >= 0 || errno != ENOENT)
 		return fd;
 	split_path(path, parent, sizeof(parent), &leaf);
@@ -66,12 +84,9 @@ int root_make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 	pfd = root_make_dirs(ms, parent, ms->parent_mode);
 	if (pfd < 0)
 		return -1;
-	if (mkdirat(pfd, leaf, mode) < 0 && errno != EEXIST) {
-		close(pfd);
-		return -1;
-	}
+	fd = dir_at(ms, pfd, leaf, path, mode);
 	close(pfd);
-	return root_resolve(ms, path, O_PATH | O_DIRECTORY);
+	return fd;
 }
 
 int root_open_parent(struct mount_state *ms, const char *dest, const char **leaf)
@@ -89,16 +104,19 @@ int root_make_dir(struct mount_state *ms, const char *path, mode_t mode,
 {
 	const char *leaf;
 	int pfd = root_open_parent(ms, path, &leaf);
+	int fd;
 
 	*failed = BW_MKDIR_PARENTS;
 	if (pfd < 0)
 		return -1;
-	close(pfd);
 	*failed = BW_MKDIR;
-	return root_make_dirs(ms, path, mode);
+	fd = *leaf ? dir_at(ms, pfd, leaf, path, mode) : root_resolve(ms, path, O_PATH | O_DIRECTORY);
+	close(pfd);
+	return fd;
 }
 
-/* An empty file at DEST, its parents first (see make_dir). */
+/* An empty file at DEST, its parents first (see make_dir): an fd of it
+ * to mount on (the new file's own, when this made it). */
 static int make_file(struct mount_state *ms, const char *dest, enum bwrap_text *failed)
 {
 	const char *leaf;
@@ -111,10 +129,8 @@ static int make_file(struct mount_state *ms, const char *dest, enum bwrap_text *
 	*failed = BW_CREATE_FILE_AT;
 	fd = openat(pfd, leaf, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 	close(pfd);
-	if (fd < 0 && errno != EEXIST)
-		return -1;
-	if (fd >= 0)
-		close(fd);
+	if (fd >= 0 || errno != EEXIST)
+		return fd;
 	return root_resolve(ms, dest, O_PATH);
 }
 
@@ -147,12 +163,13 @@ static int mount_point(struct mount_state *ms, const char *dest, bool dir,
 	return dir ? root_make_dir(ms, dest, 0755, failed) : make_file(ms, dest, failed);
 }
 
-static bool same_file(int a, int b)
+/* FD is the new root's directory itself (compared with its identity as
+ * root_reopen saw it). */
+static bool is_root(const struct mount_state *ms, int fd)
 {
-	struct stat sa, sb;
+	struct stat st;
 
-	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return fstat(fd, &st) == 0 && st.st_dev == ms->root_dev && st.st_ino == ms->root_ino;
 }
 
 int root_open_mount_point(struct mount_state *ms, const char *dest, bool dir)
@@ -167,11 +184,15 @@ int root_open_mount_point(struct mount_state *ms, const char *dest, bool dir)
  * over the root, and later operations must see it. */
 int root_reopen(struct mount_state *ms)
 {
+	struct stat st;
+
 	if (ms->root >= 0)
 		close(ms->root);
 	ms->root = open(ms->attach_point, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (ms->root < 0)
+	if (ms->root < 0 || fstat(ms->root, &st) < 0)
 		return mount_error(ms, "open", "new root");
+	ms->root_dev = st.st_dev;
+	ms->root_ino = st.st_ino;
 	return 0;
 }
 
@@ -182,7 +203,7 @@ static int attach_at(struct mount_state *ms, int tree, int fd, const char *dest,
 	bool on_root;
 	int r = move_mount(tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 
-	on_root = r == 0 && same_file(fd, ms->root);
+	on_root = r == 0 && is_root(ms, fd);
 	close(fd);
 	if (r < 0)
 		return mount_op_error(ms, "attach on", dest, mt->id, mt->a, mt->b);

@@ -19,6 +19,8 @@ struct mount_state {
 	int console;		/* bwrap mode: the caller's terminal, or -1 */
 	char *console_src;	/* its path on the host */
 	int root;		/* O_PATH fd of the new root */
+	dev_t root_dev;		/* and its identity, for binds onto "/" */
+	ino_t root_ino;
 	const char *attach_point; /* where it hangs until pivot_root */
 	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
 	bool proc_substituted;	/* a fresh procfs was refused (see mounts.c) */
