@@ -76,11 +76,17 @@ static void exec_getent(const char *host, int out, pid_t parent)
 	_exit(127);
 }
 
-/* getent's lines, "ADDRESS STREAM|DGRAM|RAW [NAME]": each address once. */
+/* getent's lines, "ADDRESS STREAM|DGRAM|RAW [NAME]": each address once.
+ * Whole lines only: a line cut short could name another address. */
 static void parse_getent(char *text, struct net_answer *ans)
 {
-	for (char *line = strtok(text, "\n"); line && ans->n < NET_MAX_ADDRS;
-	     line = strtok(NULL, "\n")) {
+	char *end = strrchr(text, '\n'), *save = NULL;
+
+	if (!end)
+		return;
+	end[1] = '\0';
+	for (char *line = strtok_r(text, "\n", &save); line && ans->n < NET_MAX_ADDRS;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char addr[64], type[16];
 		struct net_addr a;
 
@@ -90,7 +96,8 @@ static void parse_getent(char *text, struct net_answer *ans)
 	}
 }
 
-/* Read what getent writes, at most LEN - 1 bytes (the rest is dropped). */
+/* Read what getent writes, at most LEN - 1 bytes (the rest is dropped:
+ * NET_MAX_ADDRS addresses fit many times over). */
 static void read_output(int fd, char *buf, size_t len)
 {
 	size_t got = 0;
@@ -108,23 +115,28 @@ static void resolve(const char *host, struct net_answer *ans)
 	int p[2], status = 0;
 
 	memset(ans, 0, sizeof(*ans));
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+	if (pipe2(p, O_CLOEXEC) < 0) {
 		snprintf(ans->why, sizeof(ans->why), "cannot run getent: %s", strerror(errno));
 		return;
 	}
+	pid = fork();
 	if (pid == 0)
 		exec_getent(host, p[1], parent);
 	close(p[1]);
-	read_output(p[0], out, sizeof(out));
+	if (pid > 0)
+		read_output(p[0], out, sizeof(out));
 	close(p[0]);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
-		snprintf(ans->why, sizeof(ans->why), "getent ended without an answer");
+	/* Reaped even when it dies of the pipe closed on what was dropped. */
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		snprintf(ans->why, sizeof(ans->why), "cannot run getent: %s", strerror(errno));
 		return;
 	}
 	parse_getent(out, ans);
 	if (ans->n > 0)
 		return;
-	if (WEXITSTATUS(status) == 2)
+	if (!WIFEXITED(status))
+		snprintf(ans->why, sizeof(ans->why), "getent ended without an answer");
+	else if (WEXITSTATUS(status) == 2)
 		snprintf(ans->why, sizeof(ans->why), "Name or service not known");
 	else if (WEXITSTATUS(status) == 127)
 		snprintf(ans->why, sizeof(ans->why), "cannot run getent (%s or %s)",

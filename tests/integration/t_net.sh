@@ -124,6 +124,10 @@ check_never_localhost_by_name() {
 	out=$(status_of "127.0.0.1:$HTTP_PORT" "http://127.0.0.1:$HTTP_PORT/hello")
 	assert_eq "HTTP/1.1 200 OK
 hello from port $HTTP_PORT" "$out" "a rule naming the address itself reaches it"
+	# .invalid never resolves (RFC 6761): the lookup's own words come back
+	out=$(status_of "*.invalid:$HTTP_PORT" "http://nosuch.invalid:$HTTP_PORT/hello")
+	assert_lines "^HTTP/1.1 502 Bad Gateway~hutch: resolve nosuch\.invalid: Name or service not known" "$out" \
+		"a name that does not resolve"
 }
 test_net_wildcard_never_reaches_localhost() {
 	start_servers
