@@ -73,6 +73,7 @@ static void exec_getent(const char *host, int out, pid_t parent)
 		_exit(127);
 	for (size_t i = 0; i < sizeof(getent_paths) / sizeof(getent_paths[0]); i++)
 		execve(getent_paths[i], argv, environ);
+	execvp("getent", argv);	/* where the system keeps it elsewhere (NixOS) */
 	_exit(127);
 }
 
@@ -139,7 +140,7 @@ static void resolve(const char *host, struct net_answer *ans)
 	else if (WEXITSTATUS(status) == 2)
 		snprintf(ans->why, sizeof(ans->why), "Name or service not known");
 	else if (WEXITSTATUS(status) == 127)
-		snprintf(ans->why, sizeof(ans->why), "cannot run getent (%s or %s)",
+		snprintf(ans->why, sizeof(ans->why), "cannot run getent (%s, %s, nor in PATH)",
 			 getent_paths[0], getent_paths[1]);
 	else
 		snprintf(ans->why, sizeof(ans->why), "no address");
