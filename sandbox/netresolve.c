@@ -63,7 +63,9 @@ static bool already_in(const struct net_answer *ans, const struct net_addr *a)
 static const char *const getent_paths[] = { "/usr/bin/getent", "/bin/getent" };
 
 /* The lookup child's own child: getent ahosts HOST, its output on OUT.
- * It dies with the lookup child, which is killed at its deadline. */
+ * It dies with the lookup child, which is killed at its deadline.  HOST
+ * may come from the sandbox (a request's name): after "--" it is never
+ * an option, and no shell sees it. */
 static void exec_getent(const char *host, int out, pid_t parent)
 {
 	char *const argv[] = { "getent", "ahosts", "--", (char *)host, NULL };
