@@ -61,7 +61,8 @@ all: hutch build/hutch-seccomp
 # libseccomp-dev and libcap-dev do: no shared library to map and relocate
 # at each launch, a smaller process to fork and to replace by the init,
 # 0.8 MB less resident (see README, Benchmarks).  A static glibc cannot
-# load NSS modules; sandbox/util.h says what lookups use instead.
+# load NSS modules; sandbox/util.h (users) and sandbox/netresolve.c
+# (names) say what lookups use instead.
 # Elsewhere libseccomp and libcap alone are static, every symbol bound at
 # start.  build/hutch-seccomp is linked the same way: the programs it
 # writes for the build are those hutch's own libseccomp would build.

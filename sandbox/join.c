@@ -21,7 +21,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -104,7 +103,7 @@ static pid_t run_intermediate(struct sandbox *sb, int flags, int sock, pid_t sup
 	pid_t pid;
 
 	/* Never outlive the supervisor, which is waiting for us. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor)
+	if (!die_with(supervisor))
 		_exit(1);
 	if (plan->userns_fd >= 0 && setns(plan->userns_fd, CLONE_NEWUSER) < 0) {
 		send_reply(sock, JOIN_USERNS, errno, -1);

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,6 +25,7 @@
 
 #include "netresolve.h"
 #include "process.h"
+#include "util.h"
 
 #define PROBE_NAME "example.com"
 #define PROBE_PORT 443
@@ -70,8 +70,7 @@ static void exec_getent(const char *host, int out, pid_t parent)
 {
 	char *const argv[] = { "getent", "ahosts", "--", (char *)host, NULL };
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
-	    dup2(out, STDOUT_FILENO) < 0)
+	if (!die_with(parent) || dup2(out, STDOUT_FILENO) < 0)
 		_exit(127);
 	for (size_t i = 0; i < sizeof(getent_paths) / sizeof(getent_paths[0]); i++)
 		execve(getent_paths[i], argv, environ);
@@ -79,15 +78,11 @@ static void exec_getent(const char *host, int out, pid_t parent)
 	_exit(127);
 }
 
-/* getent's lines, "ADDRESS STREAM|DGRAM|RAW [NAME]": each address once.
- * Whole lines only: a line cut short could name another address. */
+/* getent's lines, "ADDRESS STREAM|DGRAM|RAW [NAME]": each address once. */
 static void parse_getent(char *text, struct net_answer *ans)
 {
-	char *end = strrchr(text, '\n'), *save = NULL;
+	char *save = NULL;
 
-	if (!end)
-		return;
-	end[1] = '\0';
 	for (char *line = strtok_r(text, "\n", &save); line && ans->n < NET_MAX_ADDRS;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char addr[64], type[16];
@@ -99,21 +94,9 @@ static void parse_getent(char *text, struct net_answer *ans)
 	}
 }
 
-/* Read what getent writes, at most LEN - 1 bytes (the rest is dropped:
- * NET_MAX_ADDRS addresses fit many times over). */
-static void read_output(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while ((n = read(fd, buf + got, len - 1 - got)) > 0 && (got += (size_t)n) < len - 1)
-		;
-	buf[got] = '\0';
-}
-
 static void resolve(const char *host, struct net_answer *ans)
 {
-	char out[4096];
+	char *out = NULL;
 	pid_t parent = getpid(), pid;
 	int p[2], status = 0;
 
@@ -127,14 +110,16 @@ static void resolve(const char *host, struct net_answer *ans)
 		exec_getent(host, p[1], parent);
 	close(p[1]);
 	if (pid > 0)
-		read_output(p[0], out, sizeof(out));
+		out = read_text_fd(p[0]);	/* to its end: no line cut short */
 	close(p[0]);
-	/* Reaped even when it dies of the pipe closed on what was dropped. */
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
 		snprintf(ans->why, sizeof(ans->why), "cannot run getent: %s", strerror(errno));
+		free(out);
 		return;
 	}
-	parse_getent(out, ans);
+	if (out)
+		parse_getent(out, ans);
+	free(out);
 	if (ans->n > 0)
 		return;
 	if (!WIFEXITED(status))
@@ -151,7 +136,7 @@ static void resolve(const char *host, struct net_answer *ans)
 /* The child's first acts: die with the supervisor, keep only OUT. */
 static void become_lookup_child(int out, pid_t parent)
 {
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	if (!die_with(parent))
 		_exit(1);
 	if (out > 3)
 		syscall(SYS_close_range, 3, out - 1, 0);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,6 +129,11 @@ void close_fd(int *fd)
 		close(*fd);
 		*fd = -1;
 	}
+}
+
+bool die_with(pid_t parent)
+{
+	return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() == parent;
 }
 
 double monotonic_now(void)

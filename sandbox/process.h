@@ -3,6 +3,7 @@
 #ifndef HUTCH_PROCESS_H
 #define HUTCH_PROCESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -27,6 +28,10 @@ unsigned long long proc_start_time(pid_t pid);
 /* The number a small /proc or /sys file (a sysctl) holds, or -1 when
  * it cannot be read. */
 long proc_read_number(const char *path);
+
+/* SIGKILL when PARENT dies; false when it already has (this process
+ * was reparented before the request took): a helper must then go. */
+bool die_with(pid_t parent);
 
 /* Close *FD unless it is -1, and set it to -1. */
 void close_fd(int *fd);

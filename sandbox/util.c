@@ -161,28 +161,38 @@ ssize_t read_file_at(int dir, const char *name, char *buf, size_t len)
 	return n;
 }
 
-char *read_text_at(int dir, const char *name)
+char *read_text_fd(int fd)
 {
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
 	size_t cap = 4096, len = 0;
-	char *buf;
+	char *buf = xreallocarray(NULL, cap, 1);
 	ssize_t n;
 
-	if (fd < 0)
-		return NULL;
-	buf = xreallocarray(NULL, cap, 1);
 	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
 		len += (size_t)n;
 		if (len == cap - 1)
 			buf = xreallocarray(buf, cap *= 2, 1);
 	}
-	close(fd);
 	if (n < 0) {
 		free(buf);
 		return NULL;
 	}
 	buf[len] = '\0';
 	return buf;
+}
+
+char *read_text_at(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	char *text;
+	int saved;
+
+	if (fd < 0)
+		return NULL;
+	text = read_text_fd(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return text;
 }
 
 int write_file_at(int dir, const char *name, const char *text)

@@ -39,6 +39,9 @@ int parse_amount(const char *s, unsigned long long *out);
 ssize_t read_file_at(int dir, const char *name, char *buf, size_t len);
 /* Write TEXT to the existing file NAME in DIR; 0 or -1 with errno. */
 int write_file_at(int dir, const char *name, const char *text);
+/* All FD has to read, up to its end, NUL-terminated (free it), or NULL
+ * with errno. */
+char *read_text_fd(int fd);
 /* The whole of the small file NAME in DIR, NUL-terminated (free it), or
  * NULL with errno. */
 char *read_text_at(int dir, const char *name);
