@@ -98,7 +98,8 @@ build/hutch-init: helpers/hutch-init.c helpers/init_sys.h
 # hutch-seccomp: a policy compiled to the BPF program that bwrap's
 # --seccomp FD takes.
 build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/seccomp_decide.o \
-		build/seccomp_build.o build/builtin.o build/builtin_data.o
+		build/seccomp_build.o build/builtin.o build/builtin_data.o \
+		build/hostfile.o build/util.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $^ $(HUTCH_LIBS)
 

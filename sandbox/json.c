@@ -1,7 +1,9 @@
 /* The JSON writer of json.h, and its one escaper.  What it defends
  * against: a path, a host name or a command name with quotes, control
  * characters or bytes that are not UTF-8, which written as they are
- * would end a string early or make the document invalid; and
+ * would end a string early, make the document invalid or drive the
+ * terminal that shows it; a command name such as "$(id>~/PWNED)" that
+ * a shell would run if the line ever reached one; and
  * hand-counted commas, which a new field would get wrong. */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -28,16 +30,45 @@ static size_t utf8_length(const unsigned char *s)
 	return n;
 }
 
+/* The code point of the valid UTF-8 sequence of N bytes at S. */
+static unsigned code_point(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned cp = u[0] & (0xff >> (n + 1));
+
+	for (size_t i = 1; i < n; i++)
+		cp = (cp << 6) | (u[i] & 0x3f);
+	return cp;
+}
+
+/* Written as it is, may the code point at S (N bytes) stay?  Not the C1
+ * controls (U+0080-U+009F: CSI, a terminal's escape in UTF-8) nor the
+ * line and paragraph separators (U+2028, U+2029: line ends to some
+ * readers). */
+static bool inert_code_point(const char *s, size_t n)
+{
+	unsigned cp = code_point(s, n);
+
+	return !(cp >= 0x80 && cp <= 0x9f) && cp != 0x2028 && cp != 0x2029;
+}
+
 size_t json_encode_char(const char *s, char out[8], size_t *used)
 {
 	unsigned char c = (unsigned char)*s;
 	size_t n = c >= 0x80 ? utf8_length((const unsigned char *)s) : 0;
 
 	*used = n ? n : 1;
+	if (n && !inert_code_point(s, n))
+		return (size_t)snprintf(out, 8, "\\u%04x", code_point(s, n));
 	if (n) {
 		memcpy(out, s, n);
 		return n;
 	}
+	/* A line that reaches a shell by mistake expands nothing: a JSON
+	 * string's text stands inside the shell's double quotes, where
+	 * only $ and ` start an expansion ("$(id)", `id`). */
+	if (c == '$' || c == '`')
+		return (size_t)snprintf(out, 8, "\\u%04x", c);
 	if (c == '"' || c == '\\') {
 		out[0] = '\\';
 		out[1] = (char)c;

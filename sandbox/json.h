@@ -67,8 +67,9 @@ void json_null(struct json_writer *w);
 void json_fputs(FILE *out, const char *s);
 /* One character of S as it goes in a JSON string, into OUT (its length
  * returned), *USED the bytes of S it took: valid UTF-8 as it is, quotes
- * and backslashes escaped, control characters and stray bytes as
- * \u00XX. */
+ * and backslashes escaped; control characters (C0, DEL, C1, U+2028,
+ * U+2029), stray bytes, $ and ` as \uXXXX, so that no output holds a
+ * raw line end, escape or NUL, nor an expansion a shell would run. */
 size_t json_encode_char(const char *s, char out[8], size_t *used);
 
 #endif

@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "hostfile.h"
 #include "profile.h"
 #include "util.h"
 
 #define MAX_WORDS 8
 #define MAX_DEPTH 16
-#define MAX_PROFILE_SIZE (1 << 20)
 
 /* Where make install puts the shipped profiles; the same texts are also
  * built into the binary, the last place searched. */
@@ -33,7 +33,11 @@ struct profile_ctx {
 	struct record_list *out;
 	char *err;
 	size_t errlen;
-	const char *stack[MAX_DEPTH];	/* names being read, for loops */
+	struct profile_seen {
+		const char *path;
+		dev_t dev;
+		ino_t ino;
+	} stack[MAX_DEPTH];	/* the files being read, for loops */
 	int depth;
 };
 
@@ -192,7 +196,7 @@ static int split_line(struct line_ctx *l, const char *line, char **words, int *n
 	}
 }
 
-static int record_profile(struct profile_ctx *p, const char *name);
+static int record_profile(struct profile_ctx *p, const char *name, const char *from);
 
 static int record_words(struct line_ctx *l, char **words, int n)
 {
@@ -203,7 +207,7 @@ static int record_words(struct line_ctx *l, char **words, int n)
 	if (strcmp(words[0], "include") == 0) {
 		if (n != 2)
 			return line_error(l, words[0], "takes one profile name");
-		return record_profile(p, words[1]);
+		return record_profile(p, words[1], l->file);
 	}
 	if (!cli_option_exists(p->plan, words[0]))
 		return line_error(l, words[0], "unknown option or not allowed in a profile");
@@ -248,41 +252,6 @@ static int record_text(struct profile_ctx *p, const char *file, char *text)
 	return r;
 }
 
-static const char *unreadable_why(int errnum)
-{
-	return errnum == EFBIG ? "larger than 1 MiB" : errnum == EILSEQ ? "holds a NUL byte" :
-	       strerror(errnum);
-}
-
-static char *read_small_file(const char *path, int *errnum)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
-	size_t cap, len = 0;
-	char *buf;
-	ssize_t n = 0;
-
-	if (fd < 0) {
-		*errnum = errno;
-		return NULL;
-	}
-	/* Sized from the file; a file that grows meanwhile reads EFBIG. */
-	cap = fstat(fd, &st) == 0 && st.st_size >= 0 && st.st_size < MAX_PROFILE_SIZE ?
-	      (size_t)st.st_size + 1 : MAX_PROFILE_SIZE;
-	buf = xreallocarray(NULL, cap + 1, 1);
-	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
-		len += (size_t)n;
-	/* A NUL byte would end a line early, silently (EILSEQ: said so). */
-	*errnum = n < 0 ? errno : len == cap ? EFBIG : memchr(buf, '\0', len) ? EILSEQ : 0;
-	close(fd);
-	if (*errnum) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
 /* The user's profile directory: $XDG_CONFIG_HOME/hutch/profiles, or
  * ~/.config/hutch/profiles when that is unset or not absolute (the XDG
  * Base Directory rule). */
@@ -314,28 +283,55 @@ static char *shipped_profile(const char *name, char **path)
 	return text;
 }
 
-/* A name without a slash: the user's, the system's, then the shipped.
- * A file that is there but cannot be read (a directory, too large) is an
- * error, not a reason to look further. */
-static char *find_profile(struct profile_ctx *p, const char *name, char **path)
+/* Is there anything at PATH, even a dangling link or a FIFO? */
+static bool something_at(const char *path)
+{
+	struct stat st;
+
+	return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+}
+
+/* The profile file PATH (NAME in messages), read as hostfile.h reads a
+ * file the sandbox may have planted: a FIFO never blocks, a directory,
+ * a socket or another user's file is refused. */
+static char *read_profile_file(struct profile_ctx *p, const char *name, const char *path,
+			       struct stat *st)
+{
+	const char *why = NULL;
+	size_t len;
+	char *text = hostfile_read_small(path, &len, st, &why);
+
+	if (!text && strcmp(name, path) == 0)
+		snprintf(p->err, p->errlen, "parse: profile %s: %s", name, why);
+	else if (!text)
+		snprintf(p->err, p->errlen, "parse: profile %s: %s: %s", name, path, why);
+	return text;
+}
+
+/* A name without a slash: the user's, the system's, then the shipped;
+ * never the current directory.  A file that is there but cannot be read
+ * (a directory, a FIFO, too large) is an error, not a reason to look
+ * further. */
+static char *find_profile(struct profile_ctx *p, const char *name, char **path,
+			  struct stat *st)
 {
 	char *dirs[3] = { user_profile_dir(p), xstrdup("/etc/hutch/profiles"),
 			  xstrdup(HUTCH_DATADIR "/profiles") };
 	char *text = NULL;
-	int errnum = ENOENT;
+	bool found = false;
 
-	for (int i = 0; i < 3 && !text && errnum == ENOENT; i++) {
+	for (int i = 0; i < 3 && !found; i++) {
 		*path = xasprintf("%s/%s", dirs[i], name);
-		text = read_small_file(*path, &errnum);
-		if (!text && errnum != ENOENT)
-			snprintf(p->err, p->errlen, "parse: profile %s: %s: %s", name, *path,
-				 unreadable_why(errnum));
+		found = something_at(*path);
+		if (found)
+			text = read_profile_file(p, name, *path, st);
 		if (!text) {
 			free(*path);
 			*path = NULL;
 		}
 	}
-	if (!text && errnum == ENOENT) {
+	if (!found) {
+		memset(st, 0, sizeof(*st));
 		text = shipped_profile(name, path);
 		if (!text)
 			snprintf(p->err, p->errlen, "parse: profile %s: not found in %s, %s or %s, "
@@ -346,47 +342,71 @@ static char *find_profile(struct profile_ctx *p, const char *name, char **path)
 	return text;
 }
 
-static int enter_profile(struct profile_ctx *p, const char *name)
+/* The file an include of NAME (with a slash) in the profile FROM names:
+ * relative to FROM's own directory, never to the current one, which may
+ * be the untrusted project; NAME itself at the top (FROM NULL: --profile,
+ * which the caller typed).  NULL for a relative include in a shipped
+ * profile, which has no directory. */
+static char *include_path(const char *name, const char *from)
+{
+	const char *slash = from ? strrchr(from, '/') : NULL;
+
+	if (name[0] == '/' || !from)
+		return xstrdup(name);
+	if (strncmp(from, "(shipped)/", 10) == 0 || !slash)
+		return NULL;
+	while (strncmp(name, "./", 2) == 0)
+		name += 2;
+	return xasprintf("%.*s/%s", (int)(slash - from), from, name);
+}
+
+static char *load_profile(struct profile_ctx *p, const char *name, const char *from,
+			  char **path, struct stat *st)
+{
+	if (!strchr(name, '/'))
+		return find_profile(p, name, path, st);
+	*path = include_path(name, from);
+	if (!*path) {
+		snprintf(p->err, p->errlen, "parse: profile %s: a relative include in %s, "
+			 "which has no directory", name, from);
+		return NULL;
+	}
+	return read_profile_file(p, name, *path, st);
+}
+
+/* Is the profile at PATH (of stat ST) one being read already? */
+static bool includes_itself(const struct profile_ctx *p, const char *path,
+			    const struct stat *st)
 {
 	for (int i = 0; i < p->depth; i++)
-		if (strcmp(p->stack[i], name) == 0) {
-			snprintf(p->err, p->errlen, "parse: profile %s: includes itself", name);
-			return -1;
-		}
+		if (strcmp(p->stack[i].path, path) == 0 ||
+		    (st->st_ino && p->stack[i].dev == st->st_dev && p->stack[i].ino == st->st_ino))
+			return true;
+	return false;
+}
+
+/* NAME, included from the profile file FROM (NULL: from the command line). */
+static int record_profile(struct profile_ctx *p, const char *name, const char *from)
+{
+	struct stat st;
+	char *path = NULL;
+	char *text;
+	int r = -1;
+
 	if (p->depth == MAX_DEPTH) {
 		snprintf(p->err, p->errlen, "parse: profile %s: includes nested too deep", name);
 		return -1;
 	}
-	p->stack[p->depth++] = name;
-	return 0;
-}
-
-static int record_profile(struct profile_ctx *p, const char *name)
-{
-	char *path = NULL;
-	char *text;
-	int errnum = ENOENT;
-	int r;
-
-	if (enter_profile(p, name) < 0)
-		return -1;
-	if (strchr(name, '/')) {
-		text = read_small_file(name, &errnum);
-		path = xstrdup(name);
-		if (!text)
-			snprintf(p->err, p->errlen, "parse: profile %s: %s", name,
-				 unreadable_why(errnum));
-	} else {
-		text = find_profile(p, name, &path);
+	text = load_profile(p, name, from, &path, &st);
+	if (text && includes_itself(p, path, &st)) {
+		snprintf(p->err, p->errlen, "parse: profile %s: includes itself", name);
+	} else if (text) {
+		p->stack[p->depth++] = (struct profile_seen){ path, st.st_dev, st.st_ino };
+		r = record_text(p, path, text);
+		p->depth--;
 	}
-	if (!text) {
-		free(path);
-		return -1;
-	}
-	r = record_text(p, path, text);
 	free(text);
 	free(path);
-	p->depth--;
 	return r;
 }
 
@@ -396,5 +416,5 @@ int profile_record(struct plan *plan, const char *name, char *const *envp,
 	struct profile_ctx p = { .plan = plan, .envp = envp, .out = out,
 				 .err = err, .errlen = errlen };
 
-	return record_profile(&p, name);
+	return record_profile(&p, name, NULL);
 }

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostfile.h"
 #include "json.h"
 #include "log.h"
 #include "policy.h"
@@ -78,6 +79,12 @@ static int report_fail(struct sandbox *sb, const char *object, int errnum)
 	return -1;
 }
 
+static int report_fail_why(struct sandbox *sb, const char *object, const char *why)
+{
+	snprintf(sb->err, sizeof(sb->err), "report: %s: %s", object, why);
+	return -1;
+}
+
 static void report_warn(struct sandbox *sb, const char *object,
 			const char *reason)
 {
@@ -95,9 +102,14 @@ static int open_output(struct sandbox *sb, struct report_state *r)
 	struct stat st;
 
 	if (plan->report_path) {
+		const char *why = NULL;
+
+		/* A new file each run, replacing what the sandbox may have
+		 * planted at the name: never a link followed, a FIFO opened. */
+		r->out = hostfile_create_fresh(plan->report_path, &why);
+		if (r->out < 0)
+			return report_fail_why(sb, plan->report_path, why);
 		r->out_name = strdup(plan->report_path);
-		r->out = open(plan->report_path, O_WRONLY | O_CREAT | O_TRUNC |
-			      O_CLOEXEC | O_NOCTTY, 0666);
 	} else if (plan->report_fd >= 0) {
 		if (asprintf(&r->out_name, "fd %d", plan->report_fd) < 0)
 			r->out_name = NULL;

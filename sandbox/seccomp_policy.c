@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "seccomp_policy.h"
 #include "builtin.h"
+#include "hostfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,6 @@
 #define MAX_LINE 1024
 #define MAX_WORDS 16
 #define MAX_ERRNO 4095
-#define MAX_POLICY_FILE (1024 * 1024)
 #define MAX_ARG 5
 
 struct constant {
@@ -440,50 +440,18 @@ fail:
 	return NULL;
 }
 
-/* Up to SIZE bytes from FD (fewer if the file shrank); -1 on error. */
-static ssize_t read_all(int fd, char *buf, size_t size)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		ssize_t got = read(fd, buf + done, size - done);
-
-		if (got < 0)
-			return -1;
-		if (got == 0)
-			break;
-		done += (size_t)got;
-	}
-	return (ssize_t)done;
-}
-
-/* The regular file at PATH, of at most MAX_POLICY_FILE bytes. */
+/* The regular file at PATH, of at most 1 MiB, opened as hostfile.h
+ * opens a file the sandbox may have planted (no FIFO waited on). */
 static char *read_policy_file(const char *path, size_t *len, char *err,
 			      size_t errlen)
 {
-	const char *problem = NULL;
-	char *text = NULL;
-	ssize_t got = 0;
+	const char *why = NULL;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *text = hostfile_read_small(path, len, &st, &why);
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		problem = strerror(errno);
-	else if (!S_ISREG(st.st_mode) || st.st_size > MAX_POLICY_FILE)
-		problem = "not a regular file of at most 1 MiB";
-	else if (!(text = malloc((size_t)st.st_size + 1)))
-		problem = strerror(errno);
-	else if ((got = read_all(fd, text, (size_t)st.st_size)) < 0)
-		problem = strerror(errno);
-	if (fd >= 0)
-		close(fd);
-	if (!problem) {
-		*len = (size_t)got;
-		return text;
-	}
-	snprintf(err, errlen, "seccomp: %s: %s", path, problem);
-	free(text);
-	return NULL;
+	if (!text)
+		snprintf(err, errlen, "seccomp: %s: %s", path, why);
+	return text;
 }
 
 int seccomp_policy_load(const char *name_or_path, struct seccomp_policy **out,

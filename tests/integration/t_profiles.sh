@@ -171,7 +171,7 @@ check_profile_lookup() {
 	assert_eq yes "$(in_project env XDG_CONFIG_HOME="$x" "$T/hutch" --profile mine printenv FROM_XDG)" \
 		"a profile of \$XDG_CONFIG_HOME/hutch/profiles"
 	rc=0; err=$($AS env XDG_CONFIG_HOME="$x" "$T/hutch" --profile adir true 2>&1) || rc=$?
-	assert_eq "125 hutch: parse: profile adir: $x/hutch/profiles/adir: Is a directory" "$rc $err" "a directory"
+	assert_eq "125 hutch: parse: profile adir: $x/hutch/profiles/adir: not a regular file (a directory)" "$rc $err" "a directory"
 	rc=0; err=$($AS env XDG_CONFIG_HOME="$x" "$T/hutch" --profile huge true 2>&1) || rc=$?
 	assert_eq "125 hutch: parse: profile huge: $x/hutch/profiles/huge: larger than 1 MiB" "$rc $err" "too large"
 	rc=0; err=$($AS env XDG_CONFIG_HOME="$x" "$T/hutch" --profile nosuch true 2>&1) || rc=$?

@@ -154,6 +154,49 @@ START_TEST(test_cut_keeps_characters_whole)
 }
 END_TEST
 
+/* Every byte from 1 to 255 alone: no raw control character, DEL, stray
+ * byte, $ or ` in the output, only printable ASCII between the quotes. */
+START_TEST(test_every_byte_escaped_or_printable)
+{
+	for (int c = 1; c < 256; c++) {
+		char in[2] = { (char)c, '\0' };
+		struct doc d;
+		const char *out;
+
+		json_string(start(&d, 0), in);
+		out = done(&d);
+		for (const char *o = out; *o; o++)
+			ck_assert_msg(*o >= 0x20 && *o < 0x7f && *o != '$' && *o != '`',
+				      "byte 0x%02x wrote 0x%02x", c, (unsigned char)*o);
+		free(d.text);
+	}
+}
+END_TEST
+
+/* The report line the issue saw run in ~/.bashrc: a command name that
+ * is a shell's command substitution, with a newline and an ESC. */
+START_TEST(test_shell_expansions_escaped)
+{
+	struct doc d;
+
+	json_string(start(&d, 0), "$(id>~/PWNED)`id`\n\x1b[2J");
+	ck_assert_str_eq(done(&d), "\"\\u0024(id>~/PWNED)\\u0060id\\u0060\\u000a\\u001b[2J\"");
+	free(d.text);
+}
+END_TEST
+
+/* Valid UTF-8 stays as it is but for the C1 controls and the line and
+ * paragraph separators; stray and overlong bytes are escaped. */
+START_TEST(test_utf8_controls_escaped)
+{
+	struct doc d;
+
+	json_string(start(&d, 0), "\xc3\xa9\xc2\x9b\xe2\x80\xa8\xe2\x80\xa9\xc0\xaf\xe2\x82\xac");
+	ck_assert_str_eq(done(&d), "\"\xc3\xa9\\u009b\\u2028\\u2029\\u00c0\\u00af\xe2\x82\xac\"");
+	free(d.text);
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
 	Suite *s = suite_create("json");
@@ -165,6 +208,9 @@ static Suite *json_suite(void)
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_value_from_another_module);
 	tcase_add_test(tc, test_cut_keeps_characters_whole);
+	tcase_add_test(tc, test_every_byte_escaped_or_printable);
+	tcase_add_test(tc, test_shell_expansions_escaped);
+	tcase_add_test(tc, test_utf8_controls_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }

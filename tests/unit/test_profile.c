@@ -11,7 +11,9 @@
 #include <check.h>
 
 #include "run_suite.h"
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +152,52 @@ START_TEST(test_include_loop)
 }
 END_TEST
 
+/* "include ./base" and "include sub/base" are the including file's
+ * neighbours, whatever the current directory holds (the project, which
+ * the sandbox writes: issue 25). */
+START_TEST(test_relative_include_beside_the_including_file)
+{
+	struct record_list out = { 0 };
+	char err[ERRLEN], sub[128], decoy[] = "/tmp/hutch-test-cwd.XXXXXX", cwd[4096];
+	FILE *f;
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	ck_assert_int_eq(mkdir(sub, 0755) == 0 || errno == EEXIST, 1);
+	write_profile("base", "dir /beside\n");
+	write_profile("sub/base", "dir /below\n");
+	ck_assert_ptr_nonnull(mkdtemp(decoy));
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(decoy), 0);
+	f = fopen("base", "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("dir /from-the-current-directory\n", f);
+	fclose(f);
+	ck_assert_int_eq(record(write_profile("top", "include ./base\ninclude sub/base\n"),
+				&out, err), 0);
+	unlink("base");
+	ck_assert_int_eq(chdir(cwd), 0);
+	rmdir(decoy);
+	ck_assert_uint_eq(out.n, 2);
+	ck_assert_str_eq(out.recs[0].args[0], "/beside");
+	assert_origin(&out.recs[0], "base", 1);
+	ck_assert_str_eq(out.recs[1].args[0], "/below");
+	records_free(&out);
+}
+END_TEST
+
+/* A file included twice by different names is still a loop. */
+START_TEST(test_include_loop_relative)
+{
+	struct record_list out = { 0 };
+	char err[ERRLEN], want[256];
+
+	ck_assert_int_eq(record(write_profile("self", "include ./././self\n"), &out, err), -1);
+	snprintf(want, sizeof(want), "parse: profile ./././self: includes itself");
+	ck_assert_str_eq(err, want);
+	records_free(&out);
+}
+END_TEST
+
 /* Errors name FILE:LINE and the word at fault. */
 static const struct { const char *text; int line; const char *why; } bad_lines[] = {
 	{ "dir /ok\ntmpfs /a\\\n", 2, "/a: a backslash ends the line" },
@@ -235,6 +283,8 @@ static Suite *profile_suite(void)
 	tcase_add_test(tc, test_variables);
 	tcase_add_test(tc, test_include);
 	tcase_add_test(tc, test_include_loop);
+	tcase_add_test(tc, test_relative_include_beside_the_including_file);
+	tcase_add_test(tc, test_include_loop_relative);
 	tcase_add_loop_test(tc, test_bad_lines, 0, sizeof(bad_lines) / sizeof(bad_lines[0]));
 	tcase_add_test(tc, test_missing_profile);
 	tcase_add_test(tc, test_applied_to_plan);
