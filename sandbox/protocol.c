@@ -176,7 +176,8 @@ int protocol_enter_userns2(struct sandbox *sb)
 static int take_lock(struct sandbox *sb, const char *path)
 {
 	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at PATH opens at once instead of blocking set-up. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
 		return stage_fail_bwrap(sb, BW_LOCK_OPEN, path);
