@@ -340,7 +340,8 @@ static bool locate_command(const char *file, char *buf, size_t len)
 static bool script_interpreter(const char *path, char *buf, size_t len)
 {
 	char head[256];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as COMMAND does not hold the message up. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
 
 	if (fd >= 0)

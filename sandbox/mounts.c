@@ -305,9 +305,21 @@ static int copy_fd(int from, int to)
 	return n < 0 ? -1 : 0;
 }
 
+/* A regular file only, opened without waiting: what a sandbox left at
+ * LEAF in a bound host directory (a FIFO) neither blocks set-up nor
+ * takes the data. */
 static int create_at(int dirfd, const char *leaf, mode_t mode)
 {
-	return openat(dirfd, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd = openat(dirfd, leaf, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY | O_CLOEXEC, mode);
+	struct stat st;
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }
 
 /* Fill the new file FD from FROM and give it MODE. */

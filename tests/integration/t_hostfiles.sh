@@ -227,3 +227,21 @@ check_include_beside_the_profile() {
 	assert_match "^hutch: parse: profile nosuch: not found in " "$(cat "$T/err")" "message"
 }
 test_include_beside_the_profile() { for_each_caller check_include_beside_the_profile; }
+
+# ---- set-up's files in a bound host directory ----
+
+# --file FD DEST where a FIFO stands at DEST in a directory bound from the
+# host (left there by an earlier run): set-up fails at once instead of
+# blocking in open() past --timeout.
+check_file_dest_fifo_no_hang() {
+	local rc=0
+	project
+	plant fifo f
+	$AS $BOUND "$H" $NONE --timeout 3 --bind "$P" "$P" --file 3 "$P/f" true 3<<<data \
+		2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "exit status (137: hung, killed)"
+	assert_eq "hutch: mounts: Can't write data to file $P/f: No such device or address" \
+		"$(cat "$T/err")" "message"
+	[ -p "$P/f" ] || fail "the FIFO was replaced"
+}
+test_file_dest_fifo_no_hang() { for_each_caller check_file_dest_fifo_no_hang; }
