@@ -178,8 +178,12 @@ static bool replaceable(int dir, const char *name, const char **why)
 {
 	struct stat st;
 
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT || (*why = strerror(errno), false);
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return true;
+		*why = strerror(errno);
+		return false;
+	}
 	if (S_ISDIR(st.st_mode))
 		*why = "a directory stands there";
 	else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
