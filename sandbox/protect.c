@@ -389,6 +389,9 @@ static int share_existing(struct walk *w, int fd, const char *path, const char *
 	if (!on_writable_mount(fd) || is_mount_root(fd))
 		return only_marked ? 1 : protect_plain(w, fd, path);
 	obj = reopen(w, path, fd, is_dir);
+	/* Another user's, unreadable: not a placeholder of the caller's. */
+	if (obj < 0 && (errno == EACCES || errno == EPERM))
+		return only_marked ? 1 : protect_plain(w, fd, path);
 	if (obj < 0)
 		return walk_fail(w, "open", path);
 	marked = is_marked(obj);
