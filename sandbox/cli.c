@@ -119,6 +119,7 @@ static const struct opt_spec specs[] = {
 	{ "fallback", 1, "MODE", HUTCH, opt_fallback, "Where namespaces are refused: landlock (confine with Landlock and seccomp) or none (fail)" },
 	{ "allow-net", 1, "RULE", HUTCH, opt_allow_net, "Let COMMAND reach HOST[:PORT] (a name, *.suffix, an address or CIDR; port 443 unless given, * for any) through hutch's proxy, in a network namespace of its own" },
 	{ "protect", 1, "PATH", HUTCH, opt_protect, "Make PATH read-only after every other mount; where it is missing, put an empty read-only file there (PATH/: a directory)" },
+	{ "protect-git", 1, "DIR", HUTCH, opt_protect_git, "--protect what git reads configuration or commands from in the git directory DIR (.git): config, config.worktree, commondir, hooks/, worktrees/, modules/" },
 };
 
 #define N_SPECS (sizeof(specs) / sizeof(specs[0]))

@@ -185,16 +185,49 @@ int opt_lock_file(struct apply_ctx *a)
 	return 0;
 }
 
-int opt_protect(struct apply_ctx *a)
+static void add_protect(struct apply_ctx *a, char *path, const char *text)
 {
 	struct plan *plan = a->plan;
 
-	if (!a->rec->args[0][0])
-		return opt_fail(a, "--protect: an empty path");
 	plan->protect = xreallocarray(plan->protect, plan->n_protect + 1,
 				      sizeof(*plan->protect));
 	plan->protect[plan->n_protect++] = (struct protect_path){
-		xstrdup(a->rec->args[0]), xstrdup(a->rec->origin)
+		path, xstrdup(a->rec->origin), text
 	};
+}
+
+int opt_protect(struct apply_ctx *a)
+{
+	if (!a->rec->args[0][0])
+		return opt_fail(a, "--protect: an empty path");
+	add_protect(a, xstrdup(a->rec->args[0]), NULL);
+	return 0;
+}
+
+/* Everything in a git directory that git reads configuration or commands
+ * from, or that sends it to another directory for them.  commondir names
+ * the directory git takes config and hooks from; where it is missing,
+ * its placeholder holds "." (this directory), since git refuses an empty
+ * one.  config.worktree is read with extensions.worktreeConfig; the
+ * directories of linked worktrees (worktrees/NAME: their own commondir,
+ * config.worktree) and of submodules (modules/NAME: whole repositories,
+ * which `git status` enters) hold the same for other checkouts. */
+static const struct { const char *name; const char *text; } git_paths[] = {
+	{ "config", NULL }, { "config.worktree", NULL }, { "commondir", ".\n" },
+	{ "hooks/", NULL }, { "worktrees/", NULL }, { "modules/", NULL },
+};
+
+int opt_protect_git(struct apply_ctx *a)
+{
+	const char *dir = a->rec->args[0];
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len == 0)
+		return opt_fail(a, "--protect-git: an empty path");
+	for (size_t i = 0; i < sizeof(git_paths) / sizeof(git_paths[0]); i++)
+		add_protect(a, xasprintf("%.*s%s%s", (int)len, dir, strcmp(dir, "/") ? "/" : "",
+					 git_paths[i].name), git_paths[i].text);
 	return 0;
 }

@@ -97,6 +97,7 @@ int opt_tmp_overlay(struct apply_ctx *a);
 int opt_ro_overlay(struct apply_ctx *a);
 int opt_lock_file(struct apply_ctx *a);
 int opt_protect(struct apply_ctx *a);
+int opt_protect_git(struct apply_ctx *a);
 
 /* ---- namespaces, identity, environment, the process, helper fds,
  * what the caller asks for instead of a run (opt_process.c) ---- */

@@ -81,10 +81,12 @@ struct syscall_rule {
 	bool allow;
 };
 
-/* --protect PATH: read-only after every other mount. */
+/* --protect PATH (and each path of --protect-git DIR): read-only after
+ * every other mount. */
 struct protect_path {
 	char *path;		/* as given; absolute once the plan is final */
 	char *origin;
+	const char *text;	/* a placeholder file's contents (static), or NULL */
 };
 
 struct net_rule;

@@ -1,6 +1,7 @@
-# --protect PATH: read-only after every other mount, with an empty
-# read-only placeholder where PATH is missing, removed at exit; and the
-# profile agent, which protects a checkout's hooks and configuration.
+# --protect PATH: read-only after every other mount, with a read-only
+# placeholder where PATH is missing, removed by the last run using it;
+# --protect-git; and the profile agent, which protects a checkout's
+# hooks and configuration and every way git is sent to others.
 
 # A project that looks like a checkout: .git with hooks and config, a
 # source file; writable by both callers.  No .envrc, no .vscode.
@@ -171,3 +172,208 @@ test_protect_explain_and_errors() {
 	(cd "$T/work/proj" && "$H" --protect / true) 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "--protect /"
 }
+
+# ---- git's ways to another configuration (the profile agent) ----
+#
+# Each check: a real repository made by the caller ($T/work/g/repo, with
+# what the check needs around it), one redirect attempted from inside
+# `--profile agent`, then `git status` on the host as the same uid.  The
+# planted command writes $PWNED; it must not exist.  The planted config
+# is $G/evil.config, in the tree, so that the sandbox can copy it.
+
+git_as() { $AS git -c user.name=t -c user.email=t@t -c protocol.file.allow=always "$@"; }
+
+make_git_repo() {
+	G="$T/work/g"
+	PWNED="$G/PWNED"
+	rm -rf "$G"
+	mkdir -m 0777 "$G"
+	git_as init -q "$G/repo"
+	echo x | $AS tee "$G/repo/f" >/dev/null
+	git_as -C "$G/repo" add f
+	git_as -C "$G/repo" commit -qm one
+	printf '[core]\n\tfsmonitor = "echo planted >%s; false"\n' "$PWNED" |
+		$AS tee "$G/repo/evil.config" >/dev/null
+}
+
+in_repo() {
+	$AS sh -c 'cd "$0" && exec "$@"' "$G/repo" timeout 60 "$@"
+}
+
+# agent_attack SCRIPT [DIR]: SCRIPT inside, from the repository, with
+# $PWNED as $0; then `git status` on the host in DIR (the repository);
+# nothing planted runs.
+agent_attack() {
+	local rc=0
+	in_repo "$H" --profile agent -- sh -c "$1
+		true" "$PWNED" >"$T/out" 2>&1 || rc=$?
+	assert_eq 0 "$rc" "the sandbox ran: $(cat "$T/out")"
+	$AS sh -c 'cd "$0" && git status' "${2:-$G/repo}" >/dev/null 2>&1 || true
+	[ ! -e "$PWNED" ] || fail "the planted command ran on the host: $(cat "$T/out")"
+}
+
+check_git_config() {
+	make_git_repo
+	agent_attack 'cat evil.config >> .git/config'
+}
+test_protect_git_config() { for_each_caller check_git_config; }
+
+# post-index-change runs when `git status` refreshes a stale index.
+check_git_hooks() {
+	make_git_repo
+	agent_attack 'printf "#!/bin/sh\necho planted > $0\n" > .git/hooks/post-index-change
+		chmod +x .git/hooks/post-index-change; touch -d 2001-01-01 f' "$G/repo"
+	[ ! -e "$G/repo/.git/hooks/post-index-change" ] || fail "a hook was planted"
+}
+test_protect_git_hooks() { for_each_caller check_git_hooks; }
+
+# The issue's repository: commondir names where config comes from.
+check_git_commondir() {
+	make_git_repo
+	agent_attack 'mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/ &&
+		cp evil.config evil/config && echo ../evil > .git/commondir'
+	assert_eq "" "$(ls -A "$G/repo/.git" | grep -x commondir)" "no commondir left"
+}
+test_protect_git_commondir() { for_each_caller check_git_commondir; }
+
+# Read when the (protected) config enables extensions.worktreeConfig.
+check_git_config_worktree() {
+	make_git_repo
+	git_as -C "$G/repo" config extensions.worktreeConfig true
+	agent_attack 'cp evil.config .git/config.worktree'
+}
+test_protect_git_config_worktree() { for_each_caller check_git_config_worktree; }
+
+# A linked worktree beside the repository: its git directory is
+# .git/worktrees/wt, inside the tree the sandbox writes.
+check_git_worktrees() {
+	make_git_repo
+	git_as -C "$G/repo" worktree add -q "$G/wt" 2>/dev/null
+	agent_attack 'mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/ &&
+		cp evil.config evil/config && echo "$PWD/evil" > .git/worktrees/wt/commondir
+		cp evil.config .git/worktrees/wt/config.worktree' "$G/wt"
+}
+test_protect_git_worktrees() { for_each_caller check_git_worktrees; }
+
+# A submodule's git directory is .git/modules/NAME: `git status` in the
+# superproject runs git in it.
+check_git_modules() {
+	make_git_repo
+	git_as init -q "$G/subsrc"
+	git_as -C "$G/subsrc" commit -q --allow-empty -m sub
+	git_as -C "$G/repo" submodule add -q "$G/subsrc" sub 2>/dev/null
+	git_as -C "$G/repo" commit -qm sub
+	echo change | $AS tee "$G/repo/sub/new" >/dev/null
+	agent_attack 'cat evil.config >> .git/modules/sub/config'
+}
+test_protect_git_modules() { for_each_caller check_git_modules; }
+
+# .git itself replaced by a `gitdir:` file or a link to a planted
+# repository.
+check_git_replaced() {
+	make_git_repo
+	agent_attack 'cp -r .git planted && chmod -R u+w planted &&
+		cat evil.config >> planted/config
+		mv .git .git.old; printf "gitdir: planted\n" > .git
+		ln -s planted link && mv -T link .git; mv -T planted .git'
+	[ -d "$G/repo/.git" ] && [ ! -L "$G/repo/.git" ] || fail ".git was replaced"
+}
+test_protect_git_dir_replaced() { for_each_caller check_git_replaced; }
+
+# Not a checkout: no repository can be made where there was none.
+check_git_created() {
+	make_git_repo
+	rm -rf "$G/repo/.git"
+	agent_attack 'git init -q . 2>/dev/null || mkdir -p .git/objects .git/refs
+		printf "ref: refs/heads/main\n" > .git/HEAD; cat evil.config >> .git/config'
+	[ ! -e "$G/repo/.git" ] || fail "a .git was left: $(ls -la "$G/repo/.git")"
+}
+test_protect_git_not_created() { for_each_caller check_git_created; }
+
+# Ordinary git inside still works: add, commit, branch, status, gc.
+check_git_works_inside() {
+	local out
+	make_git_repo
+	out=$(in_repo "$H" --profile agent -- sh -c 'echo y >> f && git add f &&
+		git -c user.name=t -c user.email=t@t commit -qm two && git branch b2 &&
+		git status --porcelain --untracked-files=no && git gc -q && git log --format=%s' 2>&1)
+	assert_eq "two
+one" "$out" "git works inside"
+	assert_eq "b2" "$(git_as -C "$G/repo" branch --list b2 --format='%(refname:short)')" \
+		"the branch reached the host"
+}
+test_protect_git_ordinary_use_inside() { for_each_caller check_git_works_inside; }
+
+# ---- placeholders: per run, never left behind ----
+
+# What a directory holds, modes included, times left out.
+listing() { (cd "$1" && find . -printf '%y %m %u %p\n' | LC_ALL=C sort); }
+
+# start_held NAME DIR: hutch --profile agent in DIR, its COMMAND waiting
+# for a line on $T/sync/NAME.in once it has said "ready", then trying to
+# create two protected paths (on stderr, $T/sync/NAME.err, "ESCAPED" if
+# it could); $T/sync/NAME.pid is hutch's pid.  Opens fds to talk to it:
+# see release_held.
+start_held() {
+	local s="$T/sync" name=$1 dir=$2
+	mkdir -p -m 0777 "$s"
+	mkfifo -m 0666 "$s/$name.in" "$s/$name.out"
+	$AS sh -c 'cd "$0" && echo $$ > "$1" && exec "$2" --profile agent -- \
+		sh -c "echo ready; read x; for p in .envrc .idea/x; do
+			if (echo evil > \$p) 2>/dev/null; then echo ESCAPED \$p >&2; fi; done"' \
+		"$dir" "$s/$name.pid" "$H" \
+		<"$s/$name.in" >"$s/$name.out" 2>"$s/$name.err" &
+	eval "${name}_job=\$!"
+	eval "exec {${name}_in}>\"\$s/\$name.in\" {${name}_out}<\"\$s/\$name.out\""
+	local fd_out=${name}_out line=
+	read -r line <&"${!fd_out}" || true
+	assert_eq "ready" "$line" "$name: running ($(cat "$s/$name.err"))"
+}
+
+# release_held NAME [killed]: let it end (unless it was killed: no
+# reader left, the write would end this shell by SIGPIPE), wait for it.
+release_held() {
+	local fd_in=${1}_in fd_out=${1}_out job=${1}_job
+	[ "${2:-}" = killed ] || echo go >&"${!fd_in}"
+	eval "exec {${fd_in}}>&- {${fd_out}}<&-"
+	wait "${!job}" || true
+}
+
+# Two at once, the first ending while the second runs, in a checkout and
+# in a directory that is not one: the host's directory is as before.
+check_concurrent_runs() {
+	local before
+	make_git_repo
+	mkdir -m 0777 "$G/plain"
+	for d in "$G/repo" "$G/plain"; do
+		before=$(listing "$d")
+		start_held a "$d"
+		start_held b "$d"
+		release_held a
+		release_held b
+		assert_eq "" "$(cat "$T/sync/a.err" "$T/sync/b.err")" \
+			"$d: protected while the other run ends"
+		assert_eq "$before" "$(listing "$d")" "$d: nothing left behind"
+		rm -f "$T/sync/"*
+	done
+}
+test_protect_concurrent_runs_leave_nothing() { for_each_caller check_concurrent_runs; }
+
+# A run killed with SIGKILL leaves its placeholders (marked as such); the
+# next run shares them and removes them at its exit.
+check_sigkilled_run() {
+	local before
+	make_git_repo
+	mkdir -m 0777 "$G/plain"
+	for d in "$G/repo" "$G/plain"; do
+		before=$(listing "$d")
+		start_held a "$d"
+		kill -KILL "$(cat "$T/sync/a.pid")"
+		release_held a killed
+		$AS sh -c 'cd "$0" && exec "$@"' "$d" timeout 60 "$H" --profile agent -- true ||
+			fail "the next run failed"
+		assert_eq "$before" "$(listing "$d")" "$d: nothing left after the next run"
+		rm -f "$T/sync/"*
+	done
+}
+test_protect_sigkilled_run_cleaned_by_next() { for_each_caller check_sigkilled_run; }

@@ -388,6 +388,37 @@ START_TEST(test_hutch_policy_options)
 }
 END_TEST
 
+/* --protect-git DIR: one --protect per path git is redirected by, the
+ * commondir placeholder holding "."; relative to the bound cwd. */
+START_TEST(test_protect_git_paths)
+{
+	static const char *const want[] = {
+		"/work/.git/config", "/work/.git/config.worktree", "/work/.git/commondir",
+		"/work/.git/hooks/", "/work/.git/worktrees/", "/work/.git/modules/",
+	};
+	struct plan plan;
+	char err[ERRLEN];
+
+	ck_assert_int_eq(parse(&plan, err, "hutch", "--profile", "none", "--bind", "/work",
+			       "/work", "--chdir", "/work", "--protect-git", ".git//", "true",
+			       NULL), -1);
+	ck_assert_int_eq(parse(&plan, err, "hutch", "--profile", "none", "--protect-git",
+			       "/work/.git/", "true", NULL), 0);
+	ck_assert_uint_eq(plan.n_protect, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < plan.n_protect; i++) {
+		ck_assert_str_eq(plan.protect[i].path, want[i]);
+		ck_assert_str_eq(plan.protect[i].origin, "command line");
+		if (i == 2)
+			ck_assert_str_eq(plan.protect[i].text, ".\n");
+		else
+			ck_assert_ptr_null(plan.protect[i].text);
+	}
+	plan_free(&plan);
+	ck_assert_int_eq(parse(&plan, err, "hutch", "--protect-git", "", "true", NULL), -1);
+	ck_assert_str_eq(err, "--protect-git: an empty path");
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -408,6 +439,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_args_fd_errors);
 	tcase_add_test(tc, test_hutch_errors_name_the_option);
 	tcase_add_test(tc, test_hutch_policy_options);
+	tcase_add_test(tc, test_protect_git_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
