@@ -17,6 +17,7 @@
  *  - anything but a listener coming over the hand-over socket: closed. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -307,9 +308,12 @@ static struct proxy_worker *new_worker(int chan, int handover)
 _Noreturn void proxy_worker_main(int chan, int handover)
 {
 	struct proxy_ready ready = { 0 };
-	struct proxy_worker *w = new_worker(chan, handover);
+	struct proxy_worker *w;
 	const char *what = "its epoll set";
 
+	/* A client gone mid-splice is an error to handle, not a death. */
+	signal(SIGPIPE, SIG_IGN);
+	w = new_worker(chan, handover);
 	if (w) {
 		int keep[] = { chan, handover, w->epoll, w->timer };
 

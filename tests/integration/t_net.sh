@@ -279,14 +279,22 @@ test_net_nothing_without_allow_net() {
 # The worker that reads the sandbox's bytes (hutch-proxy, a child of the
 # supervisor) is confined: seccomp filter, no_new_privs, no capability,
 # not root even for a root caller, and no fd but sockets and its own
-# epoll set and timer.  Its connections' lines still reach the report.
+# epoll set and timer (a pipe each way only while a tunnel relays).  Its
+# connections' lines still reach the report.
+# cpu_ticks PID: its user and system time so far, in clock ticks.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
 check_worker_confined() {
-	local pid sup worker status fds report="$T/out/w.jsonl"
+	local pid sup worker status fds before after report="$T/out/w.jsonl"
 	rm -f "$T/out/up" "$report"
 	$AS timeout 60 "$H" --report "$report" --bind "$T/out" /out \
-		--allow-net "localhost:$HTTP_PORT" -- sh -c '
+		--allow-net "localhost:$HTTP_PORT" --allow-net "localhost:$ECHO_PORT" -- sh -c '
 		curl -sS --noproxy "" -o /dev/null "http://localhost:$1/hello"
-		touch /out/up; sleep 30' sh "$HTTP_PORT" 2>"$T/err" &
+		python3 netclient.py hold localhost "$2" > /tmp/held &
+		i=0; until grep -q held /tmp/held || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done
+		touch /out/up; sleep 30' sh "$HTTP_PORT" "$ECHO_PORT" 2>"$T/err" &
 	pid=$!
 	for _ in $(seq 200); do [ -e "$T/out/up" ] && break; sleep 0.05; done
 	sup=$(descendant_named "$pid" hutch) || fail "no hutch under $pid"
@@ -296,8 +304,20 @@ check_worker_confined() {
 	[ -n "${worker:-}" ] || { kill -TERM "$sup"; wait "$pid"; fail "no hutch-proxy under hutch $sup"; }
 	status=$(cat "/proc/$worker/status")
 	fds=$(ls -l "/proc/$worker/fd" 2>&1 | sed -n 's/.*-> //p' | sed 's/:\[[0-9]*\]$//' | sort | uniq -c)
+	# With a tunnel open and idle, the supervisor sleeps: the socket it
+	# handed over no longer wakes it.
+	before=$(cpu_ticks "$sup")
+	sleep 1
+	after=$(cpu_ticks "$sup")
+	# A worker that dies is named; the sandbox runs on.
+	kill -KILL "$worker"
+	for _ in $(seq 100); do grep -q "proxy's worker" "$T/err" && break; sleep 0.05; done
+	kill -0 "$sup" 2>/dev/null || fail "hutch ended with its worker"
 	kill -TERM "$sup"
 	wait "$pid" 2>/dev/null || true
+	[ $((after - before)) -lt 30 ] || fail "the supervisor spun: $((after - before)) ticks in 1 s with an idle tunnel"
+	assert_eq "hutch: run: the --allow-net proxy's worker: killed by signal 9; no more connections" \
+		"$(cat "$T/err")" "the worker's end, said once"
 	assert_match $'Seccomp:\t2' "$status" "the worker is under a seccomp filter"
 	assert_match $'NoNewPrivs:\t1' "$status" "with no_new_privs"
 	assert_match $'CapEff:\t0000000000000000' "$status" "no effective capability"
@@ -307,7 +327,7 @@ check_worker_confined() {
 		assert_match $'CapBnd:\t0000000000000000' "$status" "an empty bounding set"
 	fi
 	have_root_ptrace || { skip_part "the worker's fds: $WHY"; return 0; }
-	assert_no_match "/" "$fds" "no file, no pipe, no terminal among the worker's fds"
+	assert_no_match "/" "$fds" "no file, no terminal among the worker's fds"
 	assert_match "socket" "$fds" "its sockets"
 	assert_match "allowed" "$(cat "$report")" "its connection reported by the supervisor"
 }
