@@ -74,8 +74,10 @@ void proxy_update_watch(struct proxy_worker *w, struct conn *c)
 /* ---- the supervisor told ---- */
 
 /* One ask of KIND about C (REASON for ASK_REFUSED).  The channel is
- * blocking: the supervisor reads every ask at once. */
-void proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
+ * blocking: the supervisor reads every ask at once.  False, and nothing
+ * sent, if the supervisor would not take it (it ignores an ask that
+ * fails its checks). */
+bool proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
 		const char *reason)
 {
 	struct proxy_ask a = {
@@ -90,7 +92,10 @@ void proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kin
 	if (c->have_request)
 		snprintf(a.host, sizeof(a.host), "%s", c->req.host);
 	snprintf(a.reason, sizeof(a.reason), "%s", reason ? reason : "");
+	if (!proxy_ask_valid(&a))
+		return false;
 	(void)send(w->chan, &a, sizeof(a), MSG_NOSIGNAL);
+	return true;
 }
 
 /* A connection refused before it had a slot (all are taken). */

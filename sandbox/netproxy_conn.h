@@ -46,7 +46,7 @@ enum phase {
 /* One direction of a connection: what hutch wrote or read itself (a
  * request head, a reply) in DATA, then the relayed bytes in a pipe,
  * spliced in from one socket and out to the other without a copy
- * through the supervisor.  Without a pipe (none could be made), DATA
+ * through the worker.  Without a pipe (none could be made), DATA
  * carries everything. */
 struct relay_buf {
 	char *data;
@@ -148,7 +148,7 @@ void proxy_watch(struct proxy_worker *w, int fd, uint64_t tag, uint32_t want,
 void proxy_watch_fixed(struct proxy_worker *w, int fd, uint64_t tag);
 void proxy_update_watch(struct proxy_worker *w, struct conn *c);
 void proxy_conn_close(struct proxy_worker *w, struct conn *c);
-void proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
+bool proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
 		const char *reason);
 void proxy_tell_no_room(struct proxy_worker *w, const char *reason);
 void proxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,

@@ -28,7 +28,8 @@ static void ask(struct proxy_worker *w, struct conn *c)
 	c->phase = PH_WAITING;
 	c->deadline = 0;	/* the supervisor answers within its own */
 	proxy_update_watch(w, c);
-	proxy_tell(w, c, ASK_CONNECT, NULL);
+	if (!proxy_tell(w, c, ASK_CONNECT, NULL))	/* the parsers never give one */
+		proxy_refuse(w, c, 400, SOCKS_BAD_ADDRESS, "a request the proxy cannot ask about");
 }
 
 void proxy_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v, int server)
@@ -36,9 +37,16 @@ void proxy_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v, int
 	struct conn *c = v->id < MAX_CONNS ? &w->conns[v->id] : NULL;
 	char reason[REASON_LEN];
 
-	if (!c || c->phase != PH_WAITING || (v->kind == VERDICT_CONNECTED) != (server >= 0)) {
+	if (!c || c->phase != PH_WAITING || (v->kind != VERDICT_CONNECTED && server >= 0)) {
 		if (server >= 0)
 			close(server);
+		return;
+	}
+	if (v->kind == VERDICT_CONNECTED && server < 0) {
+		/* Lost on the way (no fd left to receive it): the supervisor
+		 * is told the connection ended, the client why. */
+		proxy_tell(w, c, ASK_CLOSED, NULL);
+		proxy_answer(w, c, 502, SOCKS_FAILURE, "the connected socket did not reach the proxy");
 		return;
 	}
 	if (v->kind == VERDICT_CONNECTED) {
