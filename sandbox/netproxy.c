@@ -228,7 +228,8 @@ static void on_timer(struct sandbox *sb)
 
 /* The worker's asks, at most ASKS_PER_WAKEUP: each exactly one struct
  * proxy_ask, or dropped unread (a longer message is cut, and seen so by
- * its length). */
+ * its length); an fd the worker attaches is closed by the kernel, since
+ * no control buffer takes it. */
 static void on_chan(struct sandbox *sb)
 {
 	struct netproxy_state *st = sb->net;

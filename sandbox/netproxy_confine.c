@@ -5,25 +5,29 @@
  * Taken over, the worker can still only relay bytes on the sockets it
  * holds and ask the supervisor, which checks every field (netproxy_chan.c).
  *
- * In order: every fd closed but the channel, the hand-over socket, its
- * epoll set and timer; rlimits (no file written, no core, a bounded
- * number of fds); as root, the unprivileged ids 65534 (uid 0 without
- * capabilities would still own root's files and may signal root's
- * processes: a process of 65534 owns neither); every capability
- * dropped; not dumpable (no ptrace, no /proc/PID/mem from another
- * process of the same uid); no_new_privs; Landlock where the kernel has
- * it, every filesystem right handled with no rule (no file opened,
- * made or removed), TCP bind and connect handled with no rule (ABI 4),
- * abstract unix sockets and signals scoped (ABI 6); last, a seccomp
- * filter (libseccomp) that kills the worker for any system call but
- * those a relay needs: no open, no socket, no connect, no exec, no
- * fork, no executable mapping.  Without Landlock the filter alone keeps
- * it from files: no call that takes a path is allowed. */
+ * In order: the caller's environment wiped; every fd closed but the
+ * channel, the hand-over socket, its epoll set and timer; rlimits (no
+ * file written, no core, a bounded number of fds); as root, the
+ * unprivileged ids 65534 (uid 0 without capabilities would still own
+ * root's files and may signal root's processes: a process of 65534 owns
+ * neither); every capability dropped; not dumpable (no ptrace, no
+ * /proc/PID/mem from another process of the same uid); no_new_privs;
+ * Landlock where the kernel has it, every filesystem right handled with
+ * no rule (no file opened, made or removed), TCP bind and connect
+ * handled with no rule (ABI 4), abstract unix sockets and signals
+ * scoped (ABI 6); last, a seccomp filter (libseccomp) that kills the
+ * worker for any system call but those a relay needs: no open, no
+ * socket, no connect, no exec, no fork, no executable mapping.  Without
+ * Landlock the filter alone keeps it from files: no call that takes a
+ * path is allowed.  What it still holds, being a fork: the rest of the
+ * supervisor's memory as it was at prepare (the plan: what COMMAND is
+ * given anyway, and the host paths it is given them from). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
 #include <seccomp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/capability.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -181,9 +185,20 @@ static int load_filter(void)
 	return r < 0 ? -1 : 0;
 }
 
+/* The caller's environment wiped from this copy of the supervisor's
+ * memory: it may hold what COMMAND was not given (--unsetenv,
+ * --clearenv), and a worker taken over could send it to the sandbox. */
+static void scrub_environment(void)
+{
+	for (char **e = environ; e && *e; e++)
+		explicit_bzero(*e, strlen(*e));
+	(void)clearenv();
+}
+
 int proxy_confine(const int *keep, int n_keep, const char **what)
 {
 	errno = 0;
+	scrub_environment();
 	if (close_all_but(keep, n_keep) < 0)
 		return *what = "close_range", -1;
 	if (limit_resources() < 0)

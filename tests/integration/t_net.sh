@@ -279,17 +279,19 @@ test_net_nothing_without_allow_net() {
 # The worker that reads the sandbox's bytes (hutch-proxy, a child of the
 # supervisor) is confined: seccomp filter, no_new_privs, no capability,
 # not root even for a root caller, and no fd but sockets and its own
-# epoll set and timer (a pipe each way only while a tunnel relays).  Its
-# connections' lines still reach the report.
+# epoll set and timer (a pipe each way only while a tunnel relays), and
+# nothing left of the caller's environment.  Its connections' lines
+# still reach the report.
 # cpu_ticks PID: its user and system time so far, in clock ticks.
 cpu_ticks() {
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
 
 check_worker_confined() {
-	local pid sup worker status fds before after report="$T/out/w.jsonl"
+	local pid sup worker status fds environ before after report="$T/out/w.jsonl"
 	rm -f "$T/out/up" "$report"
-	$AS timeout 60 "$H" --report "$report" --bind "$T/out" /out \
+	$AS env HUTCH_T_SECRET=not-for-the-sandbox timeout 60 "$H" --unsetenv HUTCH_T_SECRET \
+		--report "$report" --bind "$T/out" /out \
 		--allow-net "localhost:$HTTP_PORT" --allow-net "localhost:$ECHO_PORT" -- sh -c '
 		curl -sS --noproxy "" -o /dev/null "http://localhost:$1/hello"
 		python3 netclient.py hold localhost "$2" > /tmp/held &
@@ -304,6 +306,7 @@ check_worker_confined() {
 	[ -n "${worker:-}" ] || { kill -TERM "$sup"; wait "$pid"; fail "no hutch-proxy under hutch $sup"; }
 	status=$(cat "/proc/$worker/status")
 	fds=$(ls -l "/proc/$worker/fd" 2>&1 | sed -n 's/.*-> //p' | sed 's/:\[[0-9]*\]$//' | sort | uniq -c)
+	environ=$(tr '\0' '\n' < "/proc/$worker/environ" 2>&1)
 	# With a tunnel open and idle, the supervisor sleeps: the socket it
 	# handed over no longer wakes it.
 	before=$(cpu_ticks "$sup")
@@ -328,6 +331,7 @@ check_worker_confined() {
 	fi
 	have_root_ptrace || { skip_part "the worker's fds: $WHY"; return 0; }
 	assert_no_match "/" "$fds" "no file, no terminal among the worker's fds"
+	assert_no_match "not-for-the-sandbox" "$environ" "the caller's environment is wiped from the worker"
 	assert_match "socket" "$fds" "its sockets"
 	assert_match "allowed" "$(cat "$report")" "its connection reported by the supervisor"
 }
