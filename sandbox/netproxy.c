@@ -1,55 +1,52 @@
-/* The --allow-net proxy, served by the supervisor; this file is its
- * event loop: the listeners pid 1 hands over, accepting, the deadlines,
- * each event dispatched, and the end at exit.  The request and the rules
- * are in netproxy_decide.c, the relay in netproxy_relay.c, a
- * connection's epoll events, answer and end in netproxy_conn.c, the
- * report lines in netproxy_report.c, what they share in netproxy_conn.h.
- *
- * pid 1 listens on 127.0.0.1 and ::1 at NET_PROXY_PORT in the sandbox's
- * network namespace (which has nothing but loopback) and hands the
- * sockets over a unix socket.  The supervisor keeps one epoll set of its
- * own for them and every connection, polled as one source of its loop:
- * each wakeup handles a bounded batch of events, each event a bounded
- * number of bytes, so signals, timers and pid 1 are never kept waiting.
- *
- * A connection goes: request head (HTTP CONNECT, an absolute-URI http://
- * request, or SOCKS5), the rules, the addresses (a literal, localhost's,
- * or a lookup in a child, see netresolve.c), each address checked (the
- * address connected is the address checked: no name is resolved twice),
- * a non-blocking connect from the host's namespace, then a relay through
- * two bounded buffers.  What it defends against, and how:
- *  - a sandbox that reaches the host or its cloud through a name: a
- *    name's answer is never a loopback, link-local, metadata or own
- *    address (netrule.c);
- *  - a client that never finishes its request, or sends an endless one:
- *    a head must be whole within HEAD_SECONDS and NET_HEAD_MAX bytes;
- *  - a flood of connections: at most MAX_CONNS at once, the rest are
- *    answered 503 and closed; every buffer has a fixed size;
- *  - a slow or dead server: resolving and connecting have UPSTREAM_SECONDS;
- *  - running out of fds: accepting pauses for LINGER_SECONDS rather than
- *    waking the loop again and again.
- * A refused request is answered (403 and a one-line reason; SOCKS5: its
- * reply code), reported, and counted for the summary at exit. */
+/* The --allow-net proxy, in two processes.  pid 1 listens in the
+ * sandbox's network namespace and hands the sockets over; the worker, a
+ * child of the supervisor confined before it reads a byte
+ * (netproxy_confine.c), takes them, accepts, parses every request head
+ * and relays (netproxy_worker.c); the supervisor keeps only the
+ * decision: it reads fixed-size asks on a channel (netproxy_chan.h),
+ * checks the rules, resolves, connects from the host's namespace and
+ * hands the connected socket over (netproxy_decide.c).  This file is
+ * the supervisor's side of it: the worker forked at prepare, pid 1's
+ * listeners, the source the proxy is in the supervisor's poll loop, and
+ * the end at exit.  What it defends against, and how:
+ *  - a parser bug turned into code with the caller's rights: no byte the
+ *    sandbox writes is parsed in the supervisor (see netproxy_decide.c);
+ *  - a worker that fails to confine itself: the run fails at prepare,
+ *    before the sandbox exists;
+ *  - a worker that hangs at exit: it is given one second to report its
+ *    open connections, then killed;
+ *  - the supervisor kept waiting: its side is one epoll set, polled as
+ *    one source, each wakeup a bounded batch of events. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 
 #include "log.h"
 #include "netproxy.h"
-#include "netproxy_conn.h"
+#include "netproxy_decide.h"
+#include "process.h"
 #include "sandbox.h"
 #include "stage_fail.h"
 #include "util.h"
 
-/* ---- prepare, and pid 1's side ---- */
+#define END_SECONDS 1.0		/* the worker's time to report its connections at exit */
+#define ASKS_PER_WAKEUP (2 * PROXY_MAX_CONNS)
+#define EVENTS_PER_WAKEUP 64
+#define TAG_V4 '4'		/* the hand-over's tag of each listener */
+#define TAG_V6 '6'
+
+/* ---- prepare: the worker ---- */
 
 /* The proxy's state, every fd -1, or NULL. */
 static struct netproxy_state *new_state(void)
@@ -58,13 +55,52 @@ static struct netproxy_state *new_state(void)
 
 	if (!st)
 		return NULL;
-	st->handover[0] = st->handover[1] = st->epoll = st->timer = -1;
-	st->listeners[0] = st->listeners[1] = -1;
-	for (int i = 0; i < MAX_CONNS; i++)
-		proxy_conn_reset(&st->conns[i]);
-	for (int i = 0; i < 2 * MAX_CONNS; i++)
+	st->handover[0] = st->handover[1] = st->chan = st->worker_pidfd = -1;
+	st->epoll = st->timer = -1;
+	for (int i = 0; i < PROXY_MAX_CONNS; i++)
+		proxy_decision_reset(&st->d[i]);
+	for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
 		st->reap[i] = -1;
 	return st;
+}
+
+/* The worker forked, and its word that it is confined: 0, or -1 with
+ * sb->err set. */
+static int start_worker(struct sandbox *sb)
+{
+	struct netproxy_state *st = sb->net;
+	struct proxy_ready ready;
+	pid_t parent = getpid(), pid;
+	int chan[2];
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) < 0)
+		return stage_fail(sb, "socketpair", "for the proxy's worker");
+	pid = clone_with_pidfd(0, &st->worker_pidfd, -1);
+	if (pid == 0) {
+		if (!die_with(parent))
+			_exit(1);
+		(void)prctl(PR_SET_NAME, "hutch-proxy", 0, 0, 0);
+		proxy_worker_main(chan[1], st->handover[0]);
+	}
+	close(chan[1]);
+	close_fd(&st->handover[0]);	/* the worker's */
+	st->chan = chan[0];
+	if (pid < 0)
+		return stage_fail(sb, "fork", "the --allow-net proxy's worker");
+	n = recv(st->chan, &ready, sizeof(ready), 0);
+	if (n != (ssize_t)sizeof(ready)) {
+		stage_fail_msg(sb, "the --allow-net proxy's worker: ended before it was confined");
+		return -1;
+	}
+	if (ready.err != 0) {
+		ready.what[sizeof(ready.what) - 1] = '\0';
+		errno = ready.err;
+		return stage_fail(sb, ready.what, "(the --allow-net proxy's worker)");
+	}
+	if (fcntl(st->chan, F_SETFL, O_NONBLOCK) < 0)
+		return stage_fail(sb, "fcntl", "the --allow-net proxy's channel");
+	return 0;
 }
 
 int netproxy_prepare(struct sandbox *sb)
@@ -78,8 +114,10 @@ int netproxy_prepare(struct sandbox *sb)
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->net->handover) < 0)
 		return stage_fail(sb, "socketpair", "for the proxy");
-	return 0;
+	return start_worker(sb);
 }
+
+/* ---- pid 1's side ---- */
 
 /* A listening socket on ADDR (text) at the proxy's port; -1 with errno. */
 static int listen_on(int family, const char *addr)
@@ -148,168 +186,19 @@ int netproxy_child_listen(struct sandbox *sb)
 	return r;
 }
 
-/* ---- accepting ---- */
-
-static int take_slot(struct netproxy_state *st)
-{
-	for (int i = 0; i < MAX_CONNS; i++)
-		if (st->conns[i].phase == PH_FREE)
-			return i;
-	return -1;
-}
-
-static void no_room(struct sandbox *sb, int fd)
-{
-	struct conn c = { .client = fd, .started = monotonic_now() };
-	char reason[REASON_LEN];
-	char msg[256];
-	int n;
-
-	snprintf(reason, sizeof(reason), "more than %d connections at once", MAX_CONNS);
-	proxy_count_refusal(sb->net, &c, reason);
-	proxy_report_conn(sb, &c, "refused", reason);
-	n = snprintf(msg, sizeof(msg), "HTTP/1.1 503 Service Unavailable\r\nContent-Length: %zu"
-		     "\r\nConnection: close\r\n\r\nhutch: %s\n", strlen(reason) + 8, reason);
-	(void)send(fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	close(fd);
-}
-
-static void open_conn(struct sandbox *sb, int fd)
-{
-	struct netproxy_state *st = sb->net;
-	int i = take_slot(st);
-	struct conn *c;
-	int on = 1;
-
-	if (i < 0) {
-		no_room(sb, fd);
-		return;
-	}
-	c = &st->conns[i];
-	c->up.data = malloc(RELAY_BUF);
-	c->down.data = malloc(RELAY_BUF);
-	if (!c->up.data || !c->down.data) {
-		free(c->up.data);
-		free(c->down.data);
-		c->up.data = c->down.data = NULL;
-		close(fd);
-		return;
-	}
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-	c->client = fd;
-	c->phase = PH_HEAD;
-	c->started = monotonic_now();
-	c->deadline = c->started + HEAD_SECONDS;
-	proxy_update_watch(st, c);
-}
-
-/* Listening, or not: a listener whose accept fails for want of fds stays
- * readable, and would wake the loop at once, again and again. */
-static void watch_listeners(struct netproxy_state *st, bool on)
-{
-	for (int i = 0; i < st->n_listeners; i++) {
-		struct epoll_event ev = { .events = EPOLLIN,
-					  .data.u64 = tag_of(TAG_LISTENER, (unsigned)i) };
-
-		epoll_ctl(st->epoll, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, st->listeners[i], &ev);
-	}
-}
-
-static void on_listener(struct sandbox *sb, int listener)
-{
-	struct netproxy_state *st = sb->net;
-
-	for (int i = 0; i < ACCEPTS_PER_WAKEUP; i++) {
-		int fd = accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			       errno == ENOMEM) && st->listen_again_at == 0) {
-			watch_listeners(st, false);
-			st->listen_again_at = monotonic_now() + LINGER_SECONDS;
-		}
-		if (fd < 0)
-			return;
-		open_conn(sb, fd);
-	}
-}
-
-/* Only a listening TCP socket is served: whatever else came over the
- * hand-over socket is closed, never read. */
-static bool is_listener(int fd)
-{
-	int accepting = 0, type = 0;
-	socklen_t len = sizeof(int);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &len) < 0)
-		return false;
-	len = sizeof(int);
-	return accepting && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
-	       type == SOCK_STREAM;
-}
-
-static void on_handover(struct sandbox *sb)
-{
-	struct netproxy_state *st = sb->net;
-	char tag;
-	int fd;
-	ssize_t n;
-
-	while ((n = recv_with_fd(st->handover[0], &tag, 1, &fd)) == 1) {
-		if (fd < 0 || st->n_listeners == 2 || !is_listener(fd)) {
-			if (fd >= 0)
-				close(fd);
-			continue;
-		}
-		st->listeners[st->n_listeners] = fd;
-		proxy_watch_fixed(st, fd, tag_of(TAG_LISTENER, (unsigned)st->n_listeners));
-		st->n_listeners++;
-	}
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	/* EOF: pid 1 has handed over all it will. */
-	close_fd(&st->handover[0]);
-}
-
-/* ---- deadlines ---- */
-
-static void on_deadline(struct sandbox *sb, struct conn *c)
-{
-	char reason[REASON_LEN];
-
-	switch (c->phase) {
-	case PH_HEAD:
-		snprintf(reason, sizeof(reason), "no whole request within %gs", HEAD_SECONDS);
-		proxy_refuse(sb, c, 408, SOCKS_TTL_EXPIRED, reason);
-		break;
-	case PH_RESOLVING:
-		snprintf(reason, sizeof(reason), "resolving %s took more than %gs", c->req.host,
-			 UPSTREAM_SECONDS);
-		proxy_fail_upstream(sb, c, 504, SOCKS_TTL_EXPIRED, reason);
-		break;
-	case PH_CONNECTING:
-		snprintf(reason, sizeof(reason), "connecting to %s port %d took more than %gs",
-			 c->req.host, c->req.port, UPSTREAM_SECONDS);
-		proxy_fail_upstream(sb, c, 504, SOCKS_TTL_EXPIRED, reason);
-		break;
-	default:
-		proxy_conn_close(sb, c);
-		break;
-	}
-}
+/* ---- the supervisor's source ---- */
 
 static void arm_timer(struct netproxy_state *st)
 {
 	struct itimerspec its = { 0 };
 	double next = 0, delta;
 
-	for (int i = 0; i < MAX_CONNS; i++) {
-		double d = st->conns[i].deadline;
+	for (int i = 0; i < PROXY_MAX_CONNS; i++) {
+		double d = st->d[i].deadline;
 
-		if (st->conns[i].phase != PH_FREE && d > 0 && (next == 0 || d < next))
+		if (st->d[i].phase != D_FREE && d > 0 && (next == 0 || d < next))
 			next = d;
 	}
-	if (st->listen_again_at > 0 && (next == 0 || st->listen_again_at < next))
-		next = st->listen_again_at;
 	if (next == st->armed_for)
 		return;
 	st->armed_for = next;
@@ -332,46 +221,55 @@ static void on_timer(struct sandbox *sb)
 	if (read(st->timer, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return;
 	st->armed_for = 0;
-	if (st->listen_again_at > 0 && st->listen_again_at <= t) {
-		st->listen_again_at = 0;
-		watch_listeners(st, true);
-	}
-	for (int i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &st->conns[i];
+	for (int i = 0; i < PROXY_MAX_CONNS; i++)
+		if (st->d[i].phase != D_FREE && st->d[i].deadline > 0 && st->d[i].deadline <= t)
+			proxy_on_deadline(sb, i);
+}
 
-		if (c->phase != PH_FREE && c->deadline > 0 && c->deadline <= t)
-			on_deadline(sb, c);
+/* The worker's asks, at most ASKS_PER_WAKEUP: each exactly one struct
+ * proxy_ask, or dropped unread (a longer message is cut, and seen so by
+ * its length); an fd the worker attaches is closed by the kernel, since
+ * no control buffer takes it. */
+static void on_chan(struct sandbox *sb)
+{
+	struct netproxy_state *st = sb->net;
+	struct proxy_ask ask;
+
+	for (int i = 0; i < ASKS_PER_WAKEUP; i++) {
+		ssize_t n = recv(st->chan, &ask, sizeof(ask), MSG_DONTWAIT | MSG_TRUNC);
+
+		if (n < 0)
+			return;
+		if (n == 0) {
+			/* The worker is gone: nothing more to read. */
+			epoll_ctl(st->epoll, EPOLL_CTL_DEL, st->chan, NULL);
+			return;
+		}
+		if (n == (ssize_t)sizeof(ask))
+			proxy_on_ask(sb, &ask);
 	}
 }
 
-/* ---- the loop's source ---- */
-
-static void on_conn(struct sandbox *sb, struct conn *c, bool server_side)
+/* The worker ended before hutch: said once; the sandbox keeps running
+ * without its network. */
+static void on_worker_end(struct sandbox *sb)
 {
-	switch (c->phase) {
-	case PH_HEAD:
-		if (!server_side)
-			proxy_read_head(sb, c);
-		break;
-	case PH_CONNECTING:
-		if (server_side)
-			proxy_on_connected(sb, c);
-		break;
-	case PH_RELAY:
-		proxy_relay(sb, c);
-		break;
-	case PH_LINGER:
-		proxy_drain_linger(sb, c);
-		break;
-	default:
-		break;
-	}
-}
+	struct netproxy_state *st = sb->net;
+	siginfo_t si = { 0 };
+	char msg[160];
 
-static void on_reap(struct netproxy_state *st, int i)
-{
-	if (st->reap[i] >= 0 && net_lookup_end(st->reap[i], false))
-		close_fd(&st->reap[i]);
+	epoll_ctl(st->epoll, EPOLL_CTL_DEL, st->worker_pidfd, NULL);
+	if (waitid(P_PIDFD, (id_t)st->worker_pidfd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+		return;
+	close_fd(&st->worker_pidfd);
+	st->worker_gone = true;
+	if (si.si_code == CLD_EXITED)
+		snprintf(msg, sizeof(msg), "run: the --allow-net proxy's worker: exited with %d; "
+			 "no more connections", si.si_status);
+	else
+		snprintf(msg, sizeof(msg), "run: the --allow-net proxy's worker: killed by "
+			 "signal %d; no more connections", si.si_status);
+	log_line(sb->plan->prog, msg);
 }
 
 static void dispatch(struct sandbox *sb, uint64_t tag)
@@ -379,28 +277,27 @@ static void dispatch(struct sandbox *sb, uint64_t tag)
 	struct netproxy_state *st = sb->net;
 	unsigned i = (unsigned)(tag & 0xffffffffu);
 
-	switch ((enum tag)(tag >> 32)) {
-	case TAG_CLIENT: case TAG_SERVER:
-		if (i < MAX_CONNS && st->conns[i].phase != PH_FREE)
-			on_conn(sb, &st->conns[i], (tag >> 32) == TAG_SERVER);
+	switch ((enum sup_tag)(tag >> 32)) {
+	case STAG_CHAN:
+		on_chan(sb);
 		break;
-	case TAG_RESOLVER:
-		if (i < MAX_CONNS && st->conns[i].lookup_fd >= 0)
-			proxy_on_lookup(sb, &st->conns[i]);
+	case STAG_SERVER:
+		if (i < PROXY_MAX_CONNS)
+			proxy_on_connected(sb, (int)i);
 		break;
-	case TAG_REAP:
-		if (i < 2 * MAX_CONNS)
-			on_reap(st, (int)i);
+	case STAG_RESOLVER:
+		if (i < PROXY_MAX_CONNS)
+			proxy_on_lookup(sb, (int)i);
 		break;
-	case TAG_LISTENER:
-		if (i < 2)
-			on_listener(sb, st->listeners[i]);
+	case STAG_REAP:
+		if (i < 2 * PROXY_MAX_CONNS)
+			proxy_on_reap(st, (int)i);
 		break;
-	case TAG_TIMER:
+	case STAG_TIMER:
 		on_timer(sb);
 		break;
-	case TAG_HANDOVER:
-		on_handover(sb);
+	case STAG_WORKER:
+		on_worker_end(sb);
 		break;
 	}
 }
@@ -418,19 +315,27 @@ static void on_epoll(struct sandbox *sb, short revents)
 	arm_timer(st);
 }
 
+static void watch_fixed(struct netproxy_state *st, int fd, uint64_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	(void)epoll_ctl(st->epoll, EPOLL_CTL_ADD, fd, &ev);
+}
+
 int netproxy_start(struct sandbox *sb)
 {
 	struct netproxy_state *st = sb->net;
 
 	if (!st)
 		return 0;
-	close_fd(&st->handover[1]);
+	close_fd(&st->handover[1]);	/* pid 1's */
 	st->epoll = epoll_create1(EPOLL_CLOEXEC);
 	st->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (st->epoll < 0 || st->timer < 0)
 		return stage_fail(sb, "start", "the --allow-net proxy");
-	proxy_watch_fixed(st, st->handover[0], tag_of(TAG_HANDOVER, 0));
-	proxy_watch_fixed(st, st->timer, tag_of(TAG_TIMER, 0));
+	watch_fixed(st, st->chan, stag_of(STAG_CHAN, 0));
+	watch_fixed(st, st->timer, stag_of(STAG_TIMER, 0));
+	watch_fixed(st, st->worker_pidfd, stag_of(STAG_WORKER, 0));
 	if (supervise_add_source(sb, st->epoll, POLLIN, on_epoll) < 0) {
 		stage_fail_msg(sb, "the --allow-net proxy: too many poll "
 			 "sources");
@@ -441,6 +346,39 @@ int netproxy_start(struct sandbox *sb)
 
 /* ---- at exit ---- */
 
+/* The channel closed: the worker reports its open connections and ends.
+ * Their asks are read for at most END_SECONDS; then it is killed and
+ * reaped. */
+static void end_worker(struct sandbox *sb)
+{
+	struct netproxy_state *st = sb->net;
+	double deadline = monotonic_now() + END_SECONDS;
+	struct proxy_ask ask;
+	ssize_t n = -1;
+
+	if (st->chan >= 0 && !st->worker_gone && shutdown(st->chan, SHUT_WR) == 0) {
+		for (;;) {
+			struct pollfd p = { .fd = st->chan, .events = POLLIN };
+			double left = deadline - monotonic_now();
+
+			if (left <= 0 || poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+				break;
+			n = recv(st->chan, &ask, sizeof(ask), MSG_DONTWAIT | MSG_TRUNC);
+			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+				break;
+			/* Only the connections' ends: no new decision now. */
+			if (n == (ssize_t)sizeof(ask) && ask.kind != ASK_CONNECT)
+				proxy_on_ask(sb, &ask);
+		}
+	}
+	if (st->worker_pidfd >= 0) {
+		siginfo_t si;
+
+		pidfd_signal(st->worker_pidfd, SIGKILL);
+		(void)waitid(P_PIDFD, (id_t)st->worker_pidfd, &si, WEXITED);
+	}
+}
+
 void netproxy_finish(struct sandbox *sb)
 {
 	struct netproxy_state *st = sb->net;
@@ -449,10 +387,11 @@ void netproxy_finish(struct sandbox *sb)
 		return;
 	if (st->epoll >= 0)
 		supervise_remove_source(sb, st->epoll);
-	for (int i = 0; i < MAX_CONNS; i++)
-		if (st->conns[i].phase != PH_FREE)
-			proxy_conn_close(sb, &st->conns[i]);
-	for (int i = 0; i < 2 * MAX_CONNS; i++)
+	end_worker(sb);
+	for (int i = 0; i < PROXY_MAX_CONNS; i++)
+		if (st->d[i].phase != D_FREE)
+			proxy_drop_decision(sb, i);
+	for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
 		if (st->reap[i] >= 0) {
 			net_lookup_end(st->reap[i], true);
 			close_fd(&st->reap[i]);
@@ -461,10 +400,10 @@ void netproxy_finish(struct sandbox *sb)
 		proxy_write_dropped_line(sb);
 	if (st->refused > 0)
 		proxy_print_summary(sb);
-	close_fd(&st->listeners[0]);
-	close_fd(&st->listeners[1]);
 	close_fd(&st->handover[0]);
 	close_fd(&st->handover[1]);
+	close_fd(&st->chan);
+	close_fd(&st->worker_pidfd);
 	close_fd(&st->timer);
 	close_fd(&st->epoll);
 	free(st->first);

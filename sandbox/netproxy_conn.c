@@ -1,15 +1,14 @@
-/* The --allow-net proxy's connections: a connection's place in the epoll
- * set (the events each socket needs now, from its phase and buffers),
- * and its end: closed, or answered (an HTTP status and a one-line
- * reason, or a SOCKS5 reply code) and lingering.  What it defends
- * against, and how:
+/* The --allow-net proxy's connections, in the worker: a connection's
+ * place in the epoll set (the events each socket needs now, from its
+ * phase and buffers), its end: closed, or answered (an HTTP status and a
+ * one-line reason, or a SOCKS5 reply code) and lingering, and what the
+ * supervisor is told of it (netproxy_chan.h).  What it defends against,
+ * and how:
  *  - a socket that would wake the loop for nothing: each one is watched
  *    only for what its phase can use (no reading into a full buffer);
  *  - a client reading a reset instead of the reason it was refused: the
  *    answer is written at once, then the client's rest is dropped until
- *    it closes or LINGER_SECONDS pass;
- *  - a lookup child outliving its connection: killed, and reaped now or
- *    by the loop later. */
+ *    it closes or LINGER_SECONDS pass. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +16,19 @@
 #include <sys/socket.h>
 
 #include "netproxy_conn.h"
-#include "sandbox.h"
 
 /* C free: no phase, every fd -1. */
 void proxy_conn_reset(struct conn *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->phase = PH_FREE;
-	c->client = c->server = c->lookup_fd = c->lookup_pidfd = -1;
+	c->client = c->server = -1;
 	c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
 }
 
 /* ---- epoll bookkeeping ---- */
 
-void proxy_watch(struct netproxy_state *st, int fd, uint64_t tag, uint32_t want,
+void proxy_watch(struct proxy_worker *w, int fd, uint64_t tag, uint32_t want,
 		 uint32_t *have)
 {
 	struct epoll_event ev = { .events = want, .data.u64 = tag };
@@ -38,30 +36,27 @@ void proxy_watch(struct netproxy_state *st, int fd, uint64_t tag, uint32_t want,
 
 	if (fd < 0 || want == *have)
 		return;
-	if (epoll_ctl(st->epoll, op, fd, &ev) == 0 || op == EPOLL_CTL_DEL)
+	if (epoll_ctl(w->epoll, op, fd, &ev) == 0 || op == EPOLL_CTL_DEL)
 		*have = want;
 }
 
-void proxy_watch_fixed(struct netproxy_state *st, int fd, uint64_t tag)
+void proxy_watch_fixed(struct proxy_worker *w, int fd, uint64_t tag)
 {
 	uint32_t have = 0;
 
-	proxy_watch(st, fd, tag, EPOLLIN, &have);
+	proxy_watch(w, fd, tag, EPOLLIN, &have);
 }
 
 /* The events each socket needs now, from the phase and the buffers. */
-void proxy_update_watch(struct netproxy_state *st, struct conn *c)
+void proxy_update_watch(struct proxy_worker *w, struct conn *c)
 {
-	unsigned i = (unsigned)conn_index(st, c);
+	unsigned i = (unsigned)conn_index(w, c);
 	uint32_t cw = 0, sw = 0;
 
 	switch (c->phase) {
 	case PH_HEAD:
 	case PH_LINGER:
 		cw = EPOLLIN;
-		break;
-	case PH_CONNECTING:
-		sw = EPOLLOUT;
 		break;
 	case PH_RELAY:
 		cw = (!c->client_eof && relay_has_room(&c->up) ? EPOLLIN : 0) |
@@ -72,37 +67,52 @@ void proxy_update_watch(struct netproxy_state *st, struct conn *c)
 	default:
 		break;
 	}
-	proxy_watch(st, c->client, tag_of(TAG_CLIENT, i), cw, &c->client_mask);
-	proxy_watch(st, c->server, tag_of(TAG_SERVER, i), sw, &c->server_mask);
+	proxy_watch(w, c->client, tag_of(TAG_CLIENT, i), cw, &c->client_mask);
+	proxy_watch(w, c->server, tag_of(TAG_SERVER, i), sw, &c->server_mask);
+}
+
+/* ---- the supervisor told ---- */
+
+/* One ask of KIND about C (REASON for ASK_REFUSED).  The channel is
+ * blocking: the supervisor reads every ask at once.  False, and nothing
+ * sent, if the supervisor would not take it (it ignores an ask that
+ * fails its checks). */
+bool proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
+		const char *reason)
+{
+	struct proxy_ask a = {
+		.kind = kind, .id = (uint32_t)conn_index(w, c),
+		.proto = c->socks ? NET_PROTO_SOCKS5 : c->have_request ? c->req.proto :
+			 NET_PROTO_HTTP,
+		.port = c->have_request ? (uint32_t)c->req.port : 0,
+		.bytes_out = c->bytes_up, .bytes_in = c->bytes_down,
+		.millis = (uint32_t)((monotonic_now() - c->started) * 1000),
+	};
+
+	if (c->have_request)
+		snprintf(a.host, sizeof(a.host), "%s", c->req.host);
+	snprintf(a.reason, sizeof(a.reason), "%s", reason ? reason : "");
+	if (!proxy_ask_valid(&a))
+		return false;
+	(void)send(w->chan, &a, sizeof(a), MSG_NOSIGNAL);
+	return true;
+}
+
+/* A connection refused before it had a slot (all are taken). */
+void proxy_tell_no_room(struct proxy_worker *w, const char *reason)
+{
+	struct proxy_ask a = { .kind = ASK_REFUSED, .proto = NET_PROTO_HTTP };
+
+	snprintf(a.reason, sizeof(a.reason), "%s", reason);
+	(void)send(w->chan, &a, sizeof(a), MSG_NOSIGNAL);
 }
 
 /* ---- ending a connection ---- */
 
-/* A lookup nobody waits for any more: killed, reaped now or later. */
-void proxy_abandon_lookup(struct netproxy_state *st, struct conn *c)
+void proxy_conn_close(struct proxy_worker *w, struct conn *c)
 {
-	if (c->lookup_pidfd >= 0 && !net_lookup_end(c->lookup_pidfd, false)) {
-		for (int i = 0; i < 2 * MAX_CONNS; i++)
-			if (st->reap[i] < 0) {
-				st->reap[i] = c->lookup_pidfd;
-				proxy_watch_fixed(st, st->reap[i], tag_of(TAG_REAP, (unsigned)i));
-				c->lookup_pidfd = -1;
-				break;
-			}
-		if (c->lookup_pidfd >= 0)
-			net_lookup_end(c->lookup_pidfd, true);	/* killed: ends now */
-	}
-	close_fd(&c->lookup_pidfd);
-	close_fd(&c->lookup_fd);
-}
-
-void proxy_conn_close(struct sandbox *sb, struct conn *c)
-{
-	struct netproxy_state *st = sb->net;
-
 	if (c->phase == PH_RELAY)
-		proxy_report_conn(sb, c, "allowed", NULL);
-	proxy_abandon_lookup(st, c);
+		proxy_tell(w, c, ASK_CLOSED, NULL);
 	/* Closing removes a socket from the epoll set. */
 	close_fd(&c->client);
 	close_fd(&c->server);
@@ -134,8 +144,8 @@ static const char *status_text(int status)
  * the socket's buffer is empty.  Then the client's rest is dropped until
  * it closes or LINGER_SECONDS pass, so that it reads the answer rather
  * than a reset. */
-static void answer_and_linger(struct sandbox *sb, struct conn *c, int status, int socks_code,
-			      const char *reason)
+void proxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
+		  const char *reason)
 {
 	char msg[512], body[320];
 	int n;
@@ -156,25 +166,18 @@ static void answer_and_linger(struct sandbox *sb, struct conn *c, int status, in
 	if (n > 0)
 		(void)send(c->client, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	shutdown(c->client, SHUT_WR);
-	proxy_abandon_lookup(sb->net, c);
 	close_fd(&c->server);
 	c->server_mask = 0;
 	c->phase = PH_LINGER;
 	c->deadline = monotonic_now() + LINGER_SECONDS;
-	proxy_update_watch(sb->net, c);
+	proxy_update_watch(w, c);
 }
 
-void proxy_refuse(struct sandbox *sb, struct conn *c, int status, int socks_code,
+/* Refused by the worker itself (a bad or late head): the supervisor
+ * counts and reports it. */
+void proxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,
 		  const char *reason)
 {
-	proxy_count_refusal(sb->net, c, reason);
-	proxy_report_conn(sb, c, "refused", reason);
-	answer_and_linger(sb, c, status, socks_code, reason);
-}
-
-void proxy_fail_upstream(struct sandbox *sb, struct conn *c, int status, int socks_code,
-			 const char *reason)
-{
-	proxy_report_conn(sb, c, "failed", reason);
-	answer_and_linger(sb, c, status, socks_code, reason);
+	proxy_tell(w, c, ASK_REFUSED, reason);
+	proxy_answer(w, c, status, socks_code, reason);
 }

@@ -1,312 +1,387 @@
-/* The --allow-net proxy, from a connection's first byte to a connected
- * server: the request head (HTTP CONNECT, an absolute-URI http://
- * request, or SOCKS5), the rules, the addresses (a literal, localhost's,
- * or a lookup in a child, see netresolve.c), each address checked, and a
- * non-blocking connect from the host's namespace to each kept address
- * in turn.  What it defends against, and how:
+/* The --allow-net proxy's decisions, in the supervisor: an ask from the
+ * worker checked field by field, the rules, the addresses (a literal,
+ * localhost's, or a lookup in a child, see netresolve.c), each address
+ * checked, a non-blocking connect from the host's namespace to each kept
+ * address in turn, and the verdict sent back with the connected socket.
+ * What it defends against, and how:
+ *  - a worker taken over by what it parses: the supervisor reads nothing
+ *    of it but fixed-size asks, each field checked (proxy_ask_valid),
+ *    an ask about a busy id ignored; the host is only ever matched,
+ *    resolved and written to the report as a string;
  *  - a request no rule allows: refused before any name is resolved;
  *  - a sandbox that reaches the host or its cloud through a name: a
  *    name's answer is never a loopback, link-local, metadata or own
  *    address (netrule.c), and the address connected is the address
  *    checked: no name is resolved twice;
- *  - a client that sends an endless head: never more than NET_HEAD_MAX
- *    and a byte is read, the rest stays in the kernel;
- *  - a head that would not fit once rewritten: refused, never cut. */
+ *  - a slow or dead server: resolving and connecting have UPSTREAM_SECONDS;
+ *  - a worker that stops reading: verdicts are sent without waiting, and
+ *    one that cannot go is dropped with its socket. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "netproxy_conn.h"
+#include "netproxy_decide.h"
+#include "process.h"
 #include "sandbox.h"
+#include "util.h"
 
-/* ---- deciding ---- */
-
-static void connect_next(struct sandbox *sb, struct conn *c)
+void proxy_decision_reset(struct decision *d)
 {
-	char addr[64], reason[REASON_LEN];
+	memset(d, 0, sizeof(*d));
+	d->phase = D_FREE;
+	d->server = d->lookup_fd = d->lookup_pidfd = -1;
+}
 
-	while (c->next_addr < c->n_addrs) {
-		const struct net_addr *a = &c->addrs[c->next_addr++];
-		struct sockaddr_storage ss = { .ss_family = (sa_family_t)a->family };
-		socklen_t len;
-		int fd, on = 1;
+static struct decision *decision_of(struct sandbox *sb, int id)
+{
+	return &sb->net->d[id];
+}
 
-		if (a->family == AF_INET) {
-			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+static void watch(struct netproxy_state *st, int fd, uint64_t tag, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = tag };
 
-			sin->sin_port = htons((uint16_t)c->req.port);
-			memcpy(&sin->sin_addr, a->bytes, 4);
-			len = sizeof(*sin);
-		} else {
-			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	(void)epoll_ctl(st->epoll, EPOLL_CTL_ADD, fd, &ev);
+}
 
-			sin6->sin6_port = htons((uint16_t)c->req.port);
-			memcpy(&sin6->sin6_addr, a->bytes, 16);
-			len = sizeof(*sin6);
-		}
-		fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+static struct proxy_record record_of(const struct decision *d)
+{
+	struct proxy_record r = {
+		.proto = d->proto, .host = d->host, .port = d->port, .rule = d->rule,
+		.seconds = monotonic_now() - d->started,
+	};
+
+	if (d->next_addr > 0 && d->next_addr <= d->n_addrs)
+		r.address = &d->addrs[d->next_addr - 1];
+	return r;
+}
+
+/* A lookup nobody waits for any more: killed, reaped now or later. */
+static void abandon_lookup(struct netproxy_state *st, struct decision *d)
+{
+	if (d->lookup_pidfd >= 0 && !net_lookup_end(d->lookup_pidfd, false)) {
+		for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
+			if (st->reap[i] < 0) {
+				st->reap[i] = d->lookup_pidfd;
+				watch(st, st->reap[i], stag_of(STAG_REAP, (unsigned)i), EPOLLIN);
+				d->lookup_pidfd = -1;
+				break;
+			}
+		if (d->lookup_pidfd >= 0)
+			net_lookup_end(d->lookup_pidfd, true);	/* killed: ends now */
+	}
+	close_fd(&d->lookup_pidfd);
+	close_fd(&d->lookup_fd);
+}
+
+void proxy_on_reap(struct netproxy_state *st, int i)
+{
+	if (st->reap[i] >= 0 && net_lookup_end(st->reap[i], false))
+		close_fd(&st->reap[i]);
+}
+
+void proxy_drop_decision(struct sandbox *sb, int id)
+{
+	struct decision *d = decision_of(sb, id);
+
+	abandon_lookup(sb->net, d);
+	close_fd(&d->server);	/* closing takes it out of the epoll set */
+	proxy_decision_reset(d);
+}
+
+/* The verdict to the worker, with SERVER (or -1); never waits. */
+static void send_verdict(struct sandbox *sb, int id, enum proxy_verdict_kind kind, int status,
+			 int socks_code, const char *reason, int server)
+{
+	struct proxy_verdict v = { .kind = kind, .id = (uint32_t)id, .status = status,
+				   .socks_code = socks_code };
+
+	snprintf(v.reason, sizeof(v.reason), "%s", reason ? reason : "");
+	if (server >= 0)
+		(void)send_with_fd(sb->net->chan, &v, sizeof(v), server);
+	else
+		(void)send(sb->net->chan, &v, sizeof(v), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void refuse(struct sandbox *sb, int id, int status, int socks_code, const char *reason)
+{
+	struct proxy_record r = record_of(decision_of(sb, id));
+
+	proxy_count_refusal(sb->net, &r, reason);
+	proxy_report(sb, &r, "refused", reason);
+	send_verdict(sb, id, VERDICT_REFUSED, status, socks_code, reason, -1);
+	proxy_drop_decision(sb, id);
+}
+
+static void fail_upstream(struct sandbox *sb, int id, int status, int socks_code,
+			  const char *reason)
+{
+	struct proxy_record r = record_of(decision_of(sb, id));
+
+	proxy_report(sb, &r, "failed", reason);
+	send_verdict(sb, id, VERDICT_FAILED, status, socks_code, reason, -1);
+	proxy_drop_decision(sb, id);
+}
+
+/* ---- connecting ---- */
+
+static socklen_t sockaddr_of(const struct net_addr *a, int port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)a->family;
+	if (a->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_port = htons((uint16_t)port);
+		memcpy(&sin->sin_addr, a->bytes, 4);
+		return sizeof(*sin);
+	}
+	((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	memcpy(&((struct sockaddr_in6 *)ss)->sin6_addr, a->bytes, 16);
+	return sizeof(struct sockaddr_in6);
+}
+
+static void connect_next(struct sandbox *sb, int id)
+{
+	struct decision *d = decision_of(sb, id);
+	char addr[64], reason[PROXY_REASON_LEN];
+
+	while (d->next_addr < d->n_addrs) {
+		const struct net_addr *a = &d->addrs[d->next_addr++];
+		struct sockaddr_storage ss;
+		socklen_t len = sockaddr_of(a, d->port, &ss);
+		int fd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), on = 1;
+
 		if (fd >= 0 && (connect(fd, (struct sockaddr *)&ss, len) == 0 ||
 				errno == EINPROGRESS)) {
 			(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-			c->server = fd;
-			c->phase = PH_CONNECTING;
-			proxy_update_watch(sb->net, c);
+			d->server = fd;
+			d->phase = D_CONNECTING;
+			watch(sb->net, fd, stag_of(STAG_SERVER, (unsigned)id), EPOLLOUT);
 			return;
 		}
-		snprintf(c->connect_error, sizeof(c->connect_error), "%s", strerror(errno));
+		snprintf(d->connect_error, sizeof(d->connect_error), "%s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 	}
-	net_addr_format(&c->addrs[c->n_addrs - 1], addr, sizeof(addr));
-	snprintf(reason, sizeof(reason), "connect to %s port %d: %s", addr, c->req.port,
-		 c->connect_error);
-	proxy_fail_upstream(sb, c, 502, SOCKS_REFUSED, reason);
+	net_addr_format(&d->addrs[d->n_addrs - 1], addr, sizeof(addr));
+	snprintf(reason, sizeof(reason), "connect to %s port %d: %s", addr, d->port,
+		 d->connect_error);
+	fail_upstream(sb, id, 502, SOCKS_REFUSED, reason);
 }
 
-/* Keep of CANDIDATES those the rule lets this connection reach; refuse
- * if none is left.  The kept ones are the only ones ever connected to. */
-static void check_and_connect(struct sandbox *sb, struct conn *c,
-			      const struct net_addr *candidates, int n, bool via_dns)
+void proxy_on_connected(struct sandbox *sb, int id)
 {
+	struct decision *d = decision_of(sb, id);
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (d->phase != D_CONNECTING)
+		return;
+	if (getsockopt(d->server, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err == 0) {
+		/* The socket is the worker's now: the supervisor keeps the
+		 * decision, for the report line, until ASK_CLOSED.  Out of
+		 * the epoll set first: the worker's copy would keep it there
+		 * after the close (epoll watches the socket, not the fd). */
+		epoll_ctl(sb->net->epoll, EPOLL_CTL_DEL, d->server, NULL);
+		send_verdict(sb, id, VERDICT_CONNECTED, 200, SOCKS_OK, NULL, d->server);
+		close_fd(&d->server);
+		d->phase = D_OPEN;
+		d->deadline = 0;
+		return;
+	}
+	snprintf(d->connect_error, sizeof(d->connect_error), "%s", strerror(err));
+	close_fd(&d->server);
+	connect_next(sb, id);
+}
+
+/* ---- deciding ---- */
+
+/* Keep of CANDIDATES those the rule lets this request reach; refuse if
+ * none is left.  The kept ones are the only ones ever connected to. */
+static void check_and_connect(struct sandbox *sb, int id, const struct net_addr *candidates,
+			      int n, bool via_dns)
+{
+	struct decision *d = decision_of(sb, id);
 	struct net_addr own[MAX_OWN];
 	size_t n_own = 0;
 	const char *why = NULL, *class = NULL;
-	char reason[REASON_LEN], addr[64] = "";
+	char reason[PROXY_REASON_LEN], addr[64] = "";
 
 	/* This host's addresses matter only for an otherwise ordinary one. */
 	for (int i = 0; i < n && n_own == 0; i++)
 		if (!net_addr_special(&candidates[i]))
 			n_own = net_own_addresses(own, MAX_OWN);
-	c->n_addrs = c->next_addr = 0;
+	d->n_addrs = d->next_addr = 0;
 	for (int i = 0; i < n; i++) {
-		const char *refusal = net_addr_refusal(c->rule, &candidates[i], via_dns, own,
+		const char *refusal = net_addr_refusal(d->rule, &candidates[i], via_dns, own,
 						       n_own);
 
 		if (!refusal) {
-			c->addrs[c->n_addrs++] = candidates[i];
+			d->addrs[d->n_addrs++] = candidates[i];
 		} else if (!why) {
 			why = refusal;
 			class = net_addr_special(&candidates[i]);
 			net_addr_format(&candidates[i], addr, sizeof(addr));
 		}
 	}
-	if (c->n_addrs > 0) {
-		connect_next(sb, c);
+	if (d->n_addrs > 0) {
+		connect_next(sb, id);
 		return;
 	}
 	if (!class)
 		class = "this host's own address";
 	if (via_dns)
-		snprintf(reason, sizeof(reason), "%s resolves to %s (%s): %s", c->req.host, addr,
+		snprintf(reason, sizeof(reason), "%s resolves to %s (%s): %s", d->host, addr,
 			 class, why);
 	else
 		snprintf(reason, sizeof(reason), "%s (%s): %s", addr, class, why);
-	proxy_refuse(sb, c, 403, SOCKS_NOT_ALLOWED, reason);
+	refuse(sb, id, 403, SOCKS_NOT_ALLOWED, reason);
 }
 
-static void start_lookup(struct sandbox *sb, struct conn *c)
+static void start_lookup(struct sandbox *sb, int id)
 {
-	char reason[REASON_LEN];
+	struct decision *d = decision_of(sb, id);
+	char reason[PROXY_REASON_LEN];
 
-	if (net_lookup_start(c->req.host, &c->lookup_fd, &c->lookup_pidfd) < 0) {
-		snprintf(reason, sizeof(reason), "resolve %s: %s", c->req.host, strerror(errno));
-		proxy_fail_upstream(sb, c, 502, SOCKS_HOST_UNREACHABLE, reason);
+	if (net_lookup_start(d->host, &d->lookup_fd, &d->lookup_pidfd) < 0) {
+		snprintf(reason, sizeof(reason), "resolve %s: %s", d->host, strerror(errno));
+		fail_upstream(sb, id, 502, SOCKS_HOST_UNREACHABLE, reason);
 		return;
 	}
-	c->phase = PH_RESOLVING;
-	proxy_watch_fixed(sb->net, c->lookup_fd, tag_of(TAG_RESOLVER,
-				(unsigned)conn_index(sb->net, c)));
-	proxy_update_watch(sb->net, c);
+	d->phase = D_RESOLVING;
+	watch(sb->net, d->lookup_fd, stag_of(STAG_RESOLVER, (unsigned)id), EPOLLIN);
 }
 
-static void decide(struct sandbox *sb, struct conn *c)
+static void decide(struct sandbox *sb, int id)
 {
 	const struct plan *plan = sb->plan;
+	struct decision *d = decision_of(sb, id);
 	struct net_addr literal[2];
-	char reason[REASON_LEN];
+	char reason[PROXY_REASON_LEN];
 
-	c->have_request = true;
-	c->deadline = monotonic_now() + UPSTREAM_SECONDS;
-	c->rule = net_rules_match(plan->net_rules, plan->n_net_rules, c->req.host, c->req.port);
-	if (!c->rule) {
+	d->deadline = monotonic_now() + UPSTREAM_SECONDS;
+	d->rule = net_rules_match(plan->net_rules, plan->n_net_rules, d->host, d->port);
+	if (!d->rule) {
 		snprintf(reason, sizeof(reason), "no --allow-net rule allows %s%s%s:%d",
-			 strchr(c->req.host, ':') ? "[" : "", c->req.host,
-			 strchr(c->req.host, ':') ? "]" : "", c->req.port);
-		proxy_refuse(sb, c, 403, SOCKS_NOT_ALLOWED, reason);
+			 strchr(d->host, ':') ? "[" : "", d->host,
+			 strchr(d->host, ':') ? "]" : "", d->port);
+		refuse(sb, id, 403, SOCKS_NOT_ALLOWED, reason);
 		return;
 	}
-	if (net_addr_parse(c->req.host, &literal[0]) == 0) {
-		check_and_connect(sb, c, literal, 1, false);
-	} else if (net_rule_is_localhost(c->rule)) {
+	if (net_addr_parse(d->host, &literal[0]) == 0) {
+		check_and_connect(sb, id, literal, 1, false);
+	} else if (net_rule_is_localhost(d->rule)) {
 		/* localhost is loopback itself, not whatever DNS says. */
 		net_addr_parse("127.0.0.1", &literal[0]);
 		net_addr_parse("::1", &literal[1]);
-		check_and_connect(sb, c, literal, 2, false);
+		check_and_connect(sb, id, literal, 2, false);
 	} else {
-		start_lookup(sb, c);
+		start_lookup(sb, id);
 	}
 }
 
-void proxy_on_lookup(struct sandbox *sb, struct conn *c)
+void proxy_on_lookup(struct sandbox *sb, int id)
 {
+	struct decision *d = decision_of(sb, id);
 	struct net_answer ans;
-	char reason[REASON_LEN];
-	int r = net_lookup_read(c->lookup_fd, &ans);
+	char reason[PROXY_REASON_LEN];
+	int r;
 
-	if (r == 0 || c->phase != PH_RESOLVING)
+	if (d->phase != D_RESOLVING || d->lookup_fd < 0)
 		return;
-	proxy_abandon_lookup(sb->net, c);
+	r = net_lookup_read(d->lookup_fd, &ans);
+	if (r == 0)
+		return;
+	abandon_lookup(sb->net, d);
 	if (r < 0 || ans.n == 0) {
-		snprintf(reason, sizeof(reason), "resolve %s: %s", c->req.host, ans.why);
-		proxy_fail_upstream(sb, c, 502, SOCKS_HOST_UNREACHABLE, reason);
+		snprintf(reason, sizeof(reason), "resolve %s: %s", d->host, ans.why);
+		fail_upstream(sb, id, 502, SOCKS_HOST_UNREACHABLE, reason);
 		return;
 	}
-	check_and_connect(sb, c, ans.addrs, ans.n, true);
+	check_and_connect(sb, id, ans.addrs, ans.n, true);
 }
 
-void proxy_on_connected(struct sandbox *sb, struct conn *c)
+void proxy_on_deadline(struct sandbox *sb, int id)
 {
-	int err = 0;
-	socklen_t len = sizeof(err);
+	struct decision *d = decision_of(sb, id);
+	char reason[PROXY_REASON_LEN];
 
-	if (getsockopt(c->server, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	if (err == 0) {
-		proxy_start_relay(sb, c);
+	if (d->phase == D_RESOLVING)
+		snprintf(reason, sizeof(reason), "resolving %s took more than %gs", d->host,
+			 UPSTREAM_SECONDS);
+	else if (d->phase == D_CONNECTING)
+		snprintf(reason, sizeof(reason), "connecting to %s port %d took more than %gs",
+			 d->host, d->port, UPSTREAM_SECONDS);
+	else
 		return;
-	}
-	snprintf(c->connect_error, sizeof(c->connect_error), "%s", strerror(err));
-	close_fd(&c->server);
-	c->server_mask = 0;
-	connect_next(sb, c);
+	fail_upstream(sb, id, 504, SOCKS_TTL_EXPIRED, reason);
 }
 
-/* ---- reading the request ---- */
+/* ---- the worker's asks ---- */
 
-static void drop_head(struct relay_buf *b, size_t n)
+static struct proxy_record record_of_ask(const struct proxy_ask *ask)
 {
-	b->start += n;
-	buf_compact(b);
+	struct proxy_record r = {
+		.proto = (enum net_proto)ask->proto, .host = ask->port ? ask->host : NULL,
+		.port = (int)ask->port, .bytes_out = ask->bytes_out, .bytes_in = ask->bytes_in,
+		.seconds = ask->millis / 1000.0,
+	};
+
+	return r;
 }
 
-/* SOCKS5: the greeting (answered at once), then the request. */
-static void parse_socks(struct sandbox *sb, struct conn *c)
+static void on_ask_connect(struct sandbox *sb, const struct proxy_ask *ask)
 {
-	const unsigned char *p = (const unsigned char *)c->up.data + c->up.start;
-	size_t len = buf_data(&c->up), used = 0;
-	bool noauth = false;
-	int reply = SOCKS_FAILURE;
-	enum net_parse r;
+	struct decision *d = decision_of(sb, (int)ask->id);
 
-	if (!c->socks_greeted) {
-		r = net_socks_greeting(p, len, &used, &noauth);
-		if (r == NET_PARSE_MORE)
-			return;
-		if (r != NET_PARSE_DONE || !noauth) {
-			/* 0xFF: no acceptable method (hutch asks for none). */
-			(void)send(c->client, "\x05\xff", 2, MSG_NOSIGNAL | MSG_DONTWAIT);
-			proxy_refuse(sb, c, 400, SOCKS_FAILURE, r == NET_PARSE_DONE ?
-			       "SOCKS5 without the no-authentication method" :
-			       "not a SOCKS5 greeting");
-			return;
-		}
-		(void)send(c->client, "\x05\x00", 2, MSG_NOSIGNAL | MSG_DONTWAIT);
-		c->socks_greeted = true;
-		drop_head(&c->up, used);
-		p = (const unsigned char *)c->up.data + c->up.start;
-		len = buf_data(&c->up);
-	}
-	r = net_socks_request(p, len, &c->req, &reply);
-	if (r == NET_PARSE_MORE)
-		return;
-	if (r != NET_PARSE_DONE) {
-		proxy_refuse(sb, c, 400, reply, "not a SOCKS5 CONNECT request");
-		return;
-	}
-	drop_head(&c->up, c->req.head_len);
-	decide(sb, c);
+	if (d->phase != D_FREE || ask->port == 0)
+		return;	/* not how a sound worker asks: ignored */
+	d->proto = (enum net_proto)ask->proto;
+	memcpy(d->host, ask->host, sizeof(d->host));
+	d->port = (int)ask->port;
+	d->started = monotonic_now() - ask->millis / 1000.0;
+	decide(sb, (int)ask->id);
 }
 
-/* A plain request goes on with its head rewritten; what followed the
- * head (a body) follows it. */
-static bool rewrite_http(struct conn *c)
+static void on_ask_closed(struct sandbox *sb, const struct proxy_ask *ask)
 {
-	char head[NET_HEAD_MAX + 512];
-	const char *old = c->up.data + c->up.start;
-	size_t rest = buf_data(&c->up) - c->req.head_len;
-	ssize_t n = net_http_rewrite(old, &c->req, head, sizeof(head));
+	struct decision *d = decision_of(sb, (int)ask->id);
+	struct proxy_record r;
 
-	if (n < 0 || (size_t)n + rest > RELAY_BUF)
-		return false;
-	memmove(c->up.data + n, old + c->req.head_len, rest);
-	memcpy(c->up.data, head, (size_t)n);
-	c->up.start = 0;
-	c->up.end = (size_t)n + rest;
-	return true;
+	if (d->phase != D_OPEN)
+		return;
+	r = record_of(d);
+	r.bytes_out = ask->bytes_out;
+	r.bytes_in = ask->bytes_in;
+	proxy_report(sb, &r, "allowed", NULL);
+	proxy_decision_reset(d);
 }
 
-static void parse_http(struct sandbox *sb, struct conn *c)
+void proxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 {
-	char why[128], reason[REASON_LEN];
-	enum net_parse r = net_http_parse(c->up.data + c->up.start, buf_data(&c->up), &c->req,
-					  why, sizeof(why));
+	struct proxy_record r;
 
-	switch (r) {
-	case NET_PARSE_MORE:
+	if (!proxy_ask_valid(ask))
 		return;
-	case NET_PARSE_TOO_LONG:
-		snprintf(reason, sizeof(reason), "a request head over %d bytes", NET_HEAD_MAX);
-		proxy_refuse(sb, c, 431, SOCKS_FAILURE, reason);
-		return;
-	case NET_PARSE_BAD:
-		proxy_refuse(sb, c, 400, SOCKS_FAILURE, why);
-		return;
-	case NET_PARSE_DONE:
+	switch ((enum proxy_ask_kind)ask->kind) {
+	case ASK_CONNECT:
+		on_ask_connect(sb, ask);
+		break;
+	case ASK_REFUSED:
+		r = record_of_ask(ask);
+		proxy_count_refusal(sb->net, &r, ask->reason);
+		proxy_report(sb, &r, "refused", ask->reason);
+		break;
+	case ASK_CLOSED:
+		on_ask_closed(sb, ask);
 		break;
 	}
-	if (c->req.proto == NET_PROTO_CONNECT)
-		drop_head(&c->up, c->req.head_len);
-	else if (!rewrite_http(c)) {
-		c->have_request = true;
-		proxy_refuse(sb, c, 431, SOCKS_FAILURE, "a request head too long to forward");
-		return;
-	}
-	decide(sb, c);
-}
-
-void proxy_read_head(struct sandbox *sb, struct conn *c)
-{
-	/* Never more than a head and a byte: the rest stays in the kernel. */
-	size_t want = NET_HEAD_MAX + 1 - buf_data(&c->up);
-	ssize_t n;
-
-	buf_compact(&c->up);
-	if (want > buf_room(&c->up))
-		want = buf_room(&c->up);
-	n = want ? recv(c->client, c->up.data + c->up.end, want, MSG_DONTWAIT) : 0;
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		proxy_conn_close(sb, c);	/* gone before asking anything */
-		return;
-	}
-	c->up.end += (size_t)n;
-	if (c->up.start == 0 && !c->socks_greeted && c->up.data[0] == 5)
-		c->socks = true;
-	if (c->socks)
-		parse_socks(sb, c);
-	else
-		parse_http(sb, c);
-}
-
-void proxy_drain_linger(struct sandbox *sb, struct conn *c)
-{
-	char scrap[4096];
-	ssize_t n = recv(c->client, scrap, sizeof(scrap), MSG_DONTWAIT);
-
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-		proxy_conn_close(sb, c);
 }

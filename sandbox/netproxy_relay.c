@@ -1,12 +1,15 @@
-/* The --allow-net proxy's relay: once a server is connected, the bytes
+/* The --allow-net proxy's relay, in the worker: once a server is connected, the bytes
  * of each direction go through a pipe, spliced in from one socket and out
  * to the other, or through a fixed buffer where no pipe can be made;
  * each end is shut for writing once its direction is drained and ended.
  * What it defends against, and how:
  *  - a fast sender and a slow reader: a direction reads only while its
  *    pipe or buffer has room, so nothing grows beyond RELAY_PIPE;
- *  - one busy connection starving the rest, and the supervisor's other
- *    sources: at most BYTES_PER_EVENT move per event. */
+ *  - one busy connection starving the rest: at most BYTES_PER_EVENT
+ *    move per event;
+ *  - a plain HTTP client sending a second request after the first (with
+ *    a Host of its own): past the first request's body, its bytes are
+ *    read and dropped, never relayed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +17,6 @@
 #include <sys/socket.h>
 
 #include "netproxy_conn.h"
-#include "sandbox.h"
 
 /* ---- relaying ---- */
 
@@ -33,7 +35,7 @@ static void make_pipe(struct relay_buf *b)
 	b->pipe_cap = size > 0 ? (size_t)size : 4096;
 }
 
-void proxy_start_relay(struct sandbox *sb, struct conn *c)
+void proxy_start_relay(struct proxy_worker *w, struct conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	static const unsigned char socks_ok[10] = { 5, SOCKS_OK, 0, 1 };
@@ -50,7 +52,7 @@ void proxy_start_relay(struct sandbox *sb, struct conn *c)
 		memcpy(c->down.data, established, sizeof(established) - 1);
 		c->down.end = sizeof(established) - 1;
 	}
-	proxy_update_watch(sb->net, c);
+	proxy_update_watch(w, c);
 }
 
 static bool would_wait(void)
@@ -87,13 +89,17 @@ static ssize_t send_out(struct relay_buf *buf, int to)
  * there is nothing now, -1 on an error; *EOF at the end. */
 static ssize_t take_in(int from, struct relay_buf *buf, bool *eof)
 {
+	size_t want = buf->pipe[0] >= 0 ? buf->pipe_cap - buf->in_pipe : buf_room(buf);
 	ssize_t n;
 
+	if (buf->limited && want > buf->left)
+		want = (size_t)buf->left;
 	if (buf->pipe[0] >= 0)
-		n = splice(from, NULL, buf->pipe[1], NULL, buf->pipe_cap - buf->in_pipe,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		n = splice(from, NULL, buf->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 	else
-		n = recv(from, buf->data + buf->end, buf_room(buf), MSG_DONTWAIT);
+		n = recv(from, buf->data + buf->end, want, MSG_DONTWAIT);
+	if (n > 0 && buf->limited)
+		buf->left -= (unsigned long long)n;
 	if (n == 0)
 		*eof = true;
 	if (n < 0 && errno == EAGAIN && buf->pipe[0] >= 0 && buf->in_pipe > 0)
@@ -102,6 +108,19 @@ static ssize_t take_in(int from, struct relay_buf *buf, bool *eof)
 		buf->in_pipe += (size_t)n;
 	else if (n > 0)
 		buf->end += (size_t)n;
+	return n < 0 ? (would_wait() ? 0 : -1) : n;
+}
+
+/* Past a limited direction's end: what FROM sends is read and dropped.
+ * The count dropped, 0 when there is nothing now, -1 on an error; *EOF
+ * at the end. */
+static ssize_t drop_in(int from, bool *eof)
+{
+	char scrap[4096];
+	ssize_t n = recv(from, scrap, sizeof(scrap), MSG_DONTWAIT);
+
+	if (n == 0)
+		*eof = true;
 	return n < 0 ? (would_wait() ? 0 : -1) : n;
 }
 
@@ -119,7 +138,13 @@ static int pump(int from, struct relay_buf *buf, int to, bool *from_eof, bool *t
 			return -1;
 		*count += (unsigned long long)out;
 		moved += (size_t)out;
-		if (!*from_eof && relay_has_room(buf) && (in = take_in(from, buf, from_eof)) < 0)
+		if (!*from_eof && buf->limited && buf->left == 0) {
+			in = drop_in(from, from_eof);
+			moved += in > 0 ? (size_t)in : 0;
+		} else if (!*from_eof && relay_has_room(buf)) {
+			in = take_in(from, buf, from_eof);
+		}
+		if (in < 0)
 			return -1;
 		if (*from_eof && relay_pending(buf) == 0 && !*to_shut) {
 			shutdown(to, SHUT_WR);
@@ -131,15 +156,15 @@ static int pump(int from, struct relay_buf *buf, int to, bool *from_eof, bool *t
 	return 0;
 }
 
-void proxy_relay(struct sandbox *sb, struct conn *c)
+void proxy_relay(struct proxy_worker *w, struct conn *c)
 {
 	if (pump(c->client, &c->up, c->server, &c->client_eof, &c->server_shut,
 		 &c->bytes_up) < 0 ||
 	    pump(c->server, &c->down, c->client, &c->server_eof, &c->client_shut,
 		 &c->bytes_down) < 0 ||
 	    (c->server_shut && c->client_shut)) {
-		proxy_conn_close(sb, c);
+		proxy_conn_close(w, c);
 		return;
 	}
-	proxy_update_watch(sb->net, c);
+	proxy_update_watch(w, c);
 }

@@ -10,58 +10,59 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
 #include "log.h"
-#include "netproxy_conn.h"
+#include "netproxy_decide.h"
 #include "report.h"
 #include "sandbox.h"
 #include "util.h"
 
 /* ---- reports ---- */
 
-static const char *proto_name(const struct conn *c)
+static const char *proto_name(enum net_proto proto)
 {
-	if (c->socks)
-		return "socks5";
-	if (!c->have_request)
-		return "http";
-	return c->req.proto == NET_PROTO_CONNECT ? "connect" : "http";
+	switch (proto) {
+	case NET_PROTO_SOCKS5: return "socks5";
+	case NET_PROTO_CONNECT: return "connect";
+	default: return "http";
+	}
 }
 
 /* The fields of a connection's line, after its time and kind. */
-static void conn_fields(const struct conn *c, const char *verdict, const char *reason,
-			struct json_writer *w)
+static void record_fields(const struct proxy_record *r, const char *verdict,
+			  const char *reason, struct json_writer *w)
 {
 	char addr[64] = "";
 
 	json_key(w, "protocol");
-	json_string(w, proto_name(c));
+	json_string(w, proto_name(r->proto));
 	json_key(w, "host");
-	json_string(w, c->have_request ? c->req.host : NULL);
+	json_string(w, r->host);
 	json_key(w, "port");
-	if (c->have_request)
-		json_int(w, c->req.port);
+	if (r->host)
+		json_int(w, r->port);
 	else
 		json_null(w);
 	json_key(w, "verdict");
 	json_string(w, verdict);
 	json_key(w, "rule");
-	json_string(w, c->rule ? c->rule->text : NULL);
+	json_string(w, r->rule ? r->rule->text : NULL);
 	json_key(w, "origin");
-	json_string(w, c->rule ? c->rule->origin : NULL);
-	if (c->next_addr > 0 && c->next_addr <= c->n_addrs)
-		net_addr_format(&c->addrs[c->next_addr - 1], addr, sizeof(addr));
+	json_string(w, r->rule ? r->rule->origin : NULL);
+	if (r->address)
+		net_addr_format(r->address, addr, sizeof(addr));
 	json_key(w, "address");
 	json_string(w, addr[0] ? addr : NULL);
 	json_key(w, "reason");
 	json_string(w, reason);
 	json_key(w, "bytes_out");
-	json_uint(w, c->bytes_up);
+	json_uint(w, r->bytes_out);
 	json_key(w, "bytes_in");
-	json_uint(w, c->bytes_down);
+	json_uint(w, r->bytes_in);
 	json_key(w, "seconds");
-	json_number(w, "%.3f", monotonic_now() - c->started);
+	json_number(w, "%.3f", r->seconds);
 }
 
 /* A report line begun on F: {"time":NOW,"kind":"net" and the caller's
@@ -94,8 +95,8 @@ static bool end_net_line(struct sandbox *sb, FILE *f, struct json_writer *w, cha
 }
 
 /* One line: VERDICT "allowed", "refused" or "failed"; REASON or NULL. */
-void proxy_report_conn(struct sandbox *sb, const struct conn *c, const char *verdict,
-		       const char *reason)
+void proxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+		  const char *reason)
 {
 	struct json_writer w;
 	char *line = NULL;
@@ -105,19 +106,19 @@ void proxy_report_conn(struct sandbox *sb, const struct conn *c, const char *ver
 	if (!report_enabled(sb) || !(f = open_memstream(&line, &len)))
 		return;
 	begin_net_line(f, &w);
-	conn_fields(c, verdict, reason, &w);
+	record_fields(r, verdict, reason, &w);
 	if (!end_net_line(sb, f, &w, &line, &len, true))
 		sb->net->lines_dropped++;
 }
 
-void proxy_count_refusal(struct netproxy_state *st, const struct conn *c, const char *reason)
+void proxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
+			 const char *reason)
 {
 	if (st->refused++ > 0)
 		return;
-	if (c->have_request)
-		st->first = xasprintf("%s%s%s:%d", strchr(c->req.host, ':') ? "[" : "",
-				      c->req.host, strchr(c->req.host, ':') ? "]" : "",
-				      c->req.port);
+	if (r->host)
+		st->first = xasprintf("%s%s%s:%d", strchr(r->host, ':') ? "[" : "", r->host,
+				      strchr(r->host, ':') ? "]" : "", r->port);
 	else
 		st->first = xasprintf("%s", reason);
 }

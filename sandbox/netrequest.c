@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -153,6 +154,51 @@ static enum net_parse parse_request_line(const char *line, size_t len,
 				whylen);
 }
 
+/* The header NAME's value in LINE (LEN bytes, no line end), without
+ * the spaces around it; NULL if LINE is another header. */
+static const char *header_value(const char *line, size_t len, const char *name,
+				size_t *vlen)
+{
+	size_t n = strlen(name), start, end = len;
+
+	if (len <= n || line[n] != ':' || strncasecmp(line, name, n) != 0)
+		return NULL;
+	for (start = n + 1; start < end && (line[start] == ' ' || line[start] == '\t'); start++)
+		;
+	while (end > start && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+		end--;
+	*vlen = end - start;
+	return line + start;
+}
+
+/* A plain request's body: Content-Length (one value, digits only), or
+ * none.  Transfer-Encoding is refused: one request per connection needs
+ * to know where the first ends, and hutch does not parse chunks. */
+static enum net_parse take_body_length(const char *head, size_t head_len,
+				       struct net_request *req, char *why, size_t whylen)
+{
+	const char *p = memchr(head, '\n', head_len) + 1, *end = head + head_len, *v;
+	bool seen = false;
+	size_t len, line_len, vlen;
+
+	for (; p < end; p += len + 1) {
+		len = (size_t)((const char *)memchr(p, '\n', (size_t)(end - p)) - p);
+		line_len = len > 0 && p[len - 1] == '\r' ? len - 1 : len;
+		if (header_value(p, line_len, "transfer-encoding", &vlen))
+			return bad(why, whylen, "a request body in chunks (Transfer-Encoding); "
+				   "send Content-Length");
+		v = header_value(p, line_len, "content-length", &vlen);
+		if (!v)
+			continue;
+		if (vlen == 0 || vlen > 18 || strspn(v, "0123456789") < vlen ||
+		    (seen && req->body_len != strtoull(v, NULL, 10)))
+			return bad(why, whylen, "a Content-Length that is not one number");
+		req->body_len = strtoull(v, NULL, 10);
+		seen = true;
+	}
+	return NET_PARSE_DONE;
+}
+
 enum net_parse net_http_parse(const char *buf, size_t len, struct net_request *req,
 			      char *why, size_t whylen)
 {
@@ -177,7 +223,8 @@ enum net_parse net_http_parse(const char *buf, size_t len, struct net_request *r
 	if (memchr(buf, '\0', end))
 		return bad(why, whylen, "a NUL byte in the request head");
 	req->head_len = end;
-	return NET_PARSE_DONE;
+	return req->proto == NET_PROTO_HTTP ? take_body_length(buf, end, req, why, whylen) :
+	       NET_PARSE_DONE;
 }
 
 /* ---- forwarding a plain request ---- */

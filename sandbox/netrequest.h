@@ -38,6 +38,9 @@ struct net_request {
 	size_t method_len;
 	size_t path_off, path_len;	/* the origin-form target ("/x?y") */
 	size_t version_off, version_len;
+	/* NET_PROTO_HTTP: the body's length (Content-Length, or 0); a body
+	 * in chunks is refused, so that where a request ends is known. */
+	unsigned long long body_len;
 };
 
 /* Parse an HTTP request head in BUF (LEN bytes read so far).  On

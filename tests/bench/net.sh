@@ -12,8 +12,9 @@
 # of ROUNDS (3) counts.  The latency is measured inside one client
 # process: N requests on fresh connections, to the server directly on
 # the host and through the proxy in a sandbox; the difference per
-# request is what the proxy adds (its accept, parse, rule check, connect
-# from the host, relay, close).  Rounds alternate.
+# request is what the proxy adds (the worker's accept and parse, its ask
+# and the supervisor's rule check and connect from the host, the socket
+# handed back, the worker's relay, close).  Rounds alternate.
 set -eu
 cd "$(dirname "$0")/../.."
 hutch=$(readlink -f "${1:-./hutch}")

@@ -3,11 +3,37 @@
  * whole and in every prefix the proxy could have read so far; and, as
  * text, an --allow-net rule.  They must never read past the bytes given
  * (ASan), and what they accept must hold: a parsed head fits the input,
- * a rewritten head fits its buffer and ends the head. */
+ * a rewritten head fits its buffer and ends the head, and the worker's
+ * ask about it passes the supervisor's checks.  The input is also an
+ * ask itself, as a worker taken over could write it: the check must
+ * never read past it. */
 #include "fuzz.h"
 
+#include "netproxy_chan.h"
 #include "netrequest.h"
 #include "netrule.h"
+
+/* What the worker asks about a parsed request must pass the check. */
+static void must_ask(const struct net_request *req)
+{
+	struct proxy_ask a = { .kind = ASK_CONNECT, .proto = req->proto,
+			       .port = (uint32_t)req->port };
+
+	snprintf(a.host, sizeof(a.host), "%s", req->host);
+	if (!proxy_ask_valid(&a))
+		abort();
+}
+
+static void ask(const uint8_t *data, size_t size)
+{
+	struct proxy_ask a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, data, size < sizeof(a) ? size : sizeof(a));
+	if (proxy_ask_valid(&a) && (strnlen(a.host, sizeof(a.host)) == sizeof(a.host) ||
+				    strnlen(a.reason, sizeof(a.reason)) == sizeof(a.reason)))
+		abort();
+}
 
 static void http(const char *data, size_t size)
 {
@@ -24,6 +50,7 @@ static void http(const char *data, size_t size)
 			continue;
 		if (req.head_len > cuts[i] || req.port < 1 || req.port > 65535)
 			abort();
+		must_ask(&req);
 		if (req.proto != NET_PROTO_HTTP)
 			continue;
 		if (req.path_off + req.path_len > req.head_len)
@@ -45,9 +72,11 @@ static void socks(const unsigned char *data, size_t size)
 		return;
 	if (used > size)
 		abort();
-	if (net_socks_request(data + used, size - used, &req, &reply) == NET_PARSE_DONE &&
-	    (req.head_len > size - used || req.port < 1))
+	if (net_socks_request(data + used, size - used, &req, &reply) != NET_PARSE_DONE)
+		return;
+	if (req.head_len > size - used || req.port < 1)
 		abort();
+	must_ask(&req);
 }
 
 static void rule(const uint8_t *data, size_t size)
@@ -78,5 +107,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	http((const char *)data, size);
 	socks(data, size);
 	rule(data, size);
+	ask(data, size);
 	return 0;
 }

@@ -276,6 +276,91 @@ test_net_nothing_without_allow_net() {
 	for_each_caller check_nothing_without_allow_net
 }
 
+# The worker that reads the sandbox's bytes (hutch-proxy, a child of the
+# supervisor) is confined: seccomp filter, no_new_privs, no capability,
+# not root even for a root caller, and no fd but sockets and its own
+# epoll set and timer (a pipe each way only while a tunnel relays), and
+# nothing left of the caller's environment.  Its connections' lines
+# still reach the report.
+# cpu_ticks PID: its user and system time so far, in clock ticks.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+check_worker_confined() {
+	local pid sup worker status fds environ before after report="$T/out/w.jsonl"
+	rm -f "$T/out/up" "$report"
+	$AS env HUTCH_T_SECRET=not-for-the-sandbox timeout 60 "$H" --unsetenv HUTCH_T_SECRET \
+		--report "$report" --bind "$T/out" /out \
+		--allow-net "localhost:$HTTP_PORT" --allow-net "localhost:$ECHO_PORT" -- sh -c '
+		curl -sS --noproxy "" -o /dev/null "http://localhost:$1/hello"
+		python3 netclient.py hold localhost "$2" > /tmp/held &
+		i=0; until grep -q held /tmp/held || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done
+		touch /out/up; sleep 30' sh "$HTTP_PORT" "$ECHO_PORT" 2>"$T/err" &
+	pid=$!
+	for _ in $(seq 200); do [ -e "$T/out/up" ] && break; sleep 0.05; done
+	sup=$(descendant_named "$pid" hutch) || fail "no hutch under $pid"
+	for w in $(pgrep -P "$sup"); do
+		[ "$(cat "/proc/$w/comm" 2>/dev/null)" = hutch-proxy ] && worker=$w
+	done
+	[ -n "${worker:-}" ] || { kill -TERM "$sup"; wait "$pid"; fail "no hutch-proxy under hutch $sup"; }
+	status=$(cat "/proc/$worker/status")
+	fds=$(ls -l "/proc/$worker/fd" 2>&1 | sed -n 's/.*-> //p' | sed 's/:\[[0-9]*\]$//' | sort | uniq -c)
+	environ=$(tr '\0' '\n' < "/proc/$worker/environ" 2>&1)
+	# With a tunnel open and idle, the supervisor sleeps: the socket it
+	# handed over no longer wakes it.
+	before=$(cpu_ticks "$sup")
+	sleep 1
+	after=$(cpu_ticks "$sup")
+	# A worker that dies is named; the sandbox runs on.
+	kill -KILL "$worker"
+	for _ in $(seq 100); do grep -q "proxy's worker" "$T/err" && break; sleep 0.05; done
+	kill -0 "$sup" 2>/dev/null || fail "hutch ended with its worker"
+	kill -TERM "$sup"
+	wait "$pid" 2>/dev/null || true
+	[ $((after - before)) -lt 30 ] || fail "the supervisor spun: $((after - before)) ticks in 1 s with an idle tunnel"
+	assert_eq "hutch: run: the --allow-net proxy's worker: killed by signal 9; no more connections" \
+		"$(cat "$T/err")" "the worker's end, said once"
+	assert_match $'Seccomp:\t2' "$status" "the worker is under a seccomp filter"
+	assert_match $'NoNewPrivs:\t1' "$status" "with no_new_privs"
+	assert_match $'CapEff:\t0000000000000000' "$status" "no effective capability"
+	assert_match $'CapPrm:\t0000000000000000' "$status" "no permitted capability"
+	if [ "$AS" = as_root ]; then
+		assert_match $'Uid:\t65534\t65534\t65534\t65534' "$status" "not root"
+		assert_match $'CapBnd:\t0000000000000000' "$status" "an empty bounding set"
+	fi
+	have_root_ptrace || { skip_part "the worker's fds: $WHY"; return 0; }
+	assert_no_match "/" "$fds" "no file, no terminal among the worker's fds"
+	assert_no_match "not-for-the-sandbox" "$environ" "the caller's environment is wiped from the worker"
+	assert_match "socket" "$fds" "its sockets"
+	assert_match "allowed" "$(cat "$report")" "its connection reported by the supervisor"
+}
+test_net_worker_confined() {
+	start_servers
+	for_each_caller check_worker_confined
+}
+
+# Two plain requests in one write, the second naming another Host: only
+# the first (its head rewritten, its 4-byte body) reaches the server (an
+# echo server here, which answers with what it got); the second never.
+check_pipelined_request_dropped() {
+	local out
+	out=$(in_sandbox "localhost:$ECHO_PORT" python3 netclient.py pipeline localhost "$ECHO_PORT")
+	assert_match "^GET /first HTTP/1.1" "$out" "the first request goes out"
+	assert_match "Connection: close" "$out" "with Connection: close"
+	assert_no_match "other.example|/second" "$out" "the second request never reaches the server"
+	assert_eq "body" "$(printf '%s' "$out" | tail -1)" "the first request's body, and nothing after"
+	out=$(in_sandbox "localhost:$HTTP_PORT" sh -c '
+		curl -sS --noproxy "" -H "Transfer-Encoding: chunked" --data-binary x \
+			-w "%{http_code}\n" "http://localhost:$1/hello"' sh "$HTTP_PORT")
+	assert_lines "^hutch: a request body in chunks \(Transfer-Encoding\); send Content-Length~400$" \
+		"$out" "a body in chunks is refused: its end would be unknown"
+}
+test_net_pipelined_request_never_reaches_another_host() {
+	start_servers
+	for_each_caller check_pipelined_request_dropped
+}
+
 test_net_explain_and_errors() {
 	local out rc=0
 	out=$(cd "$T/work" && "$H" --allow-net registry.npmjs.org --allow-net '*.github.com:*' \

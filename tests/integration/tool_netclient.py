@@ -15,7 +15,9 @@ timeout, so nothing here waits for ever.
   transfer URL N      N bytes through the proxy, checked: "transfer ok N"
   hold HOST PORT      a CONNECT tunnel held open, "held" once it is up
   flood N             N connections to the proxy at once, sending nothing:
-                      the status lines of those answered within 2 s"""
+                      the status lines of those answered within 2 s
+  pipeline HOST PORT  two plain requests in one write, the second for
+                      another Host; then what came back, to EOF"""
 import hashlib
 import os
 import selectors
@@ -208,6 +210,22 @@ def flood(n):
             sel.unregister(key.fileobj)
 
 
+def pipeline(host, port):
+    s = proxy_socket()
+    s.sendall(("GET http://%s:%d/first HTTP/1.1\r\nHost: %s\r\n"
+               "Content-Length: 4\r\n\r\nbody"
+               "GET /second HTTP/1.1\r\nHost: other.example\r\n\r\n"
+               % (host, port, host)).encode())
+    s.shutdown(socket.SHUT_WR)
+    got = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    sys.stdout.write(got.decode(errors="replace").replace("\r\n", "\n"))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "get":
@@ -230,6 +248,8 @@ def main():
         hold(args[0], int(args[1]))
     elif cmd == "flood":
         flood(int(args[0]))
+    elif cmd == "pipeline":
+        pipeline(args[0], int(args[1]))
     else:
         sys.exit("unknown command " + cmd)
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "netproxy_chan.h"
 #include "netrequest.h"
 #include "netrule.h"
 
@@ -342,6 +343,81 @@ START_TEST(http_heads)
 }
 END_TEST
 
+/* Where a plain request ends: its Content-Length, one number; a body in
+ * chunks is refused (one request per connection needs its end). */
+START_TEST(http_body_length)
+{
+	ck_assert_int_eq(http("GET http://a.example/ HTTP/1.1\r\n\r\nGET /x HTTP/1.1\r\n\r\n"),
+			 NET_PARSE_DONE);
+	ck_assert_uint_eq(req.body_len, 0);
+	ck_assert_int_eq(http("POST http://a.example/ HTTP/1.1\r\ncontent-length:  12 \r\n"
+			      "Content-Length: 12\r\n\r\n"), NET_PARSE_DONE);
+	ck_assert_uint_eq(req.body_len, 12);
+	ck_assert_int_eq(http("POST http://a.example/ HTTP/1.1\nContent-Length: 3\n\n"),
+			 NET_PARSE_DONE);
+	ck_assert_uint_eq(req.body_len, 3);
+	ck_assert_int_eq(http("POST http://a.example/ HTTP/1.1\r\nContent-Length: 1\r\n"
+			      "Content-Length: 2\r\n\r\n"), NET_PARSE_BAD);
+	ck_assert_int_eq(http("POST http://a.example/ HTTP/1.1\r\nContent-Length: -1\r\n\r\n"),
+			 NET_PARSE_BAD);
+	ck_assert_int_eq(http("POST http://a.example/ HTTP/1.1\r\nContent-Length: 1 2\r\n\r\n"),
+			 NET_PARSE_BAD);
+	ck_assert_int_eq(http("POST http://a.example/ HTTP/1.1\r\nContent-Length:\r\n\r\n"),
+			 NET_PARSE_BAD);
+	ck_assert_int_eq(http("POST http://a.example/ HTTP/1.1\r\nTransfer-Encoding: chunked"
+			      "\r\n\r\n"), NET_PARSE_BAD);
+	ck_assert_msg(strstr(why, "Content-Length"), "%s", why);
+	/* A tunnel's bytes are the tunnel's: no body to look for. */
+	ck_assert_int_eq(http("CONNECT a.example:443 HTTP/1.1\r\nTransfer-Encoding: x\r\n\r\n"),
+			 NET_PARSE_DONE);
+}
+END_TEST
+
+/* The supervisor's check of the worker's asks: every field bounded. */
+START_TEST(asks_checked)
+{
+	struct proxy_ask a = { .kind = ASK_CONNECT, .id = 3, .proto = NET_PROTO_HTTP,
+			       .port = 80 };
+
+	strcpy(a.host, "a.example");
+	ck_assert(proxy_ask_valid(&a));
+	strcpy(a.host, "2001:db8::1");
+	ck_assert(proxy_ask_valid(&a));
+	strcpy(a.host, "A.example");
+	ck_assert(!proxy_ask_valid(&a));
+	strcpy(a.host, "a example");
+	ck_assert(!proxy_ask_valid(&a));
+	strcpy(a.host, "a.example");
+	a.id = PROXY_MAX_CONNS;
+	ck_assert(!proxy_ask_valid(&a));
+	a.id = 0;
+	a.kind = 0;
+	ck_assert(!proxy_ask_valid(&a));
+	a.kind = ASK_CLOSED + 1;
+	ck_assert(!proxy_ask_valid(&a));
+	a.kind = ASK_CONNECT;
+	a.proto = NET_PROTO_SOCKS5 + 1;
+	ck_assert(!proxy_ask_valid(&a));
+	a.proto = NET_PROTO_SOCKS5;
+	a.port = 65536;
+	ck_assert(!proxy_ask_valid(&a));
+	a.port = 0;
+	ck_assert(!proxy_ask_valid(&a));	/* a connect names a port */
+	memset(a.host, 'a', sizeof(a.host));	/* no NUL */
+	a.port = 80;
+	ck_assert(!proxy_ask_valid(&a));
+	memset(a.host, 0, sizeof(a.host));
+	a.kind = ASK_REFUSED;
+	a.port = 0;
+	strcpy(a.reason, "not an HTTP request line");
+	ck_assert(proxy_ask_valid(&a));
+	a.reason[3] = '\n';
+	ck_assert(!proxy_ask_valid(&a));
+	memset(a.reason, 'x', sizeof(a.reason));
+	ck_assert(!proxy_ask_valid(&a));
+}
+END_TEST
+
 START_TEST(http_incomplete_and_bounds)
 {
 	char *big = malloc(NET_HEAD_MAX + 64);
@@ -463,6 +539,8 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, name_validity);
 	tcase_add_loop_test(tc, http_heads, 0, sizeof(http_cases) / sizeof(http_cases[0]));
 	tcase_add_test(tc, http_incomplete_and_bounds);
+	tcase_add_test(tc, http_body_length);
+	tcase_add_test(tc, asks_checked);
 	tcase_add_test(tc, http_rewrite);
 	tcase_add_test(tc, socks);
 	suite_add_tcase(s, tc);

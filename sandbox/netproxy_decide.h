@@ -1,0 +1,93 @@
+/* The --allow-net proxy's supervisor side: what it keeps of each request
+ * the worker asks about (netproxy_chan.h), and the calls its files make
+ * of each other (nothing else includes this); each calls only those
+ * below it:
+ *
+ *   netproxy.c         the worker forked, the loop's source, the end at exit
+ *   netproxy_decide.c  an ask checked, the rules, the lookup, the connect, the verdict
+ *   netproxy_report.c  the --report lines and the summary at exit */
+#ifndef HUTCH_NETPROXY_DECIDE_H
+#define HUTCH_NETPROXY_DECIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "netproxy_chan.h"
+#include "netresolve.h"
+#include "netrule.h"
+
+struct sandbox;
+
+#define UPSTREAM_SECONDS 10.0	/* from the request to a connected server */
+#define MAX_OWN 64		/* this host's addresses considered */
+
+enum sup_tag { STAG_CHAN, STAG_SERVER, STAG_RESOLVER, STAG_REAP, STAG_TIMER, STAG_WORKER };
+
+enum decision_phase {
+	D_FREE,
+	D_RESOLVING,	/* a lookup child runs */
+	D_CONNECTING,	/* a non-blocking connect runs */
+	D_OPEN,		/* the socket is the worker's: until it says ASK_CLOSED */
+};
+
+/* One request the worker asked about, by its id. */
+struct decision {
+	enum decision_phase phase;
+	enum net_proto proto;
+	char host[NET_NAME_MAX + 2];
+	int port;
+	const struct net_rule *rule;
+	struct net_addr addrs[NET_MAX_ADDRS];
+	int n_addrs, next_addr;
+	char connect_error[128];	/* the last address's failure */
+	int server;
+	bool server_watched;
+	int lookup_fd, lookup_pidfd;
+	double started, deadline;
+};
+
+struct netproxy_state {
+	int handover[2];	/* [0] the worker's, [1] pid 1's: the listeners */
+	int chan;		/* the supervisor's end of the channel */
+	int worker_pidfd;
+	int epoll, timer;
+	double armed_for;	/* the deadline the timer is set to, or 0 */
+	bool worker_gone;
+	struct decision d[PROXY_MAX_CONNS];
+	int reap[2 * PROXY_MAX_CONNS];	/* pidfds of lookups killed, still to reap */
+	unsigned long long refused, lines_dropped;
+	char *first;		/* "HOST:PORT" or the reason of the first refusal */
+};
+
+static inline uint64_t stag_of(enum sup_tag t, unsigned index)
+{
+	return (uint64_t)t << 32 | index;
+}
+
+/* netproxy_decide.c */
+void proxy_decision_reset(struct decision *d);
+void proxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask);
+void proxy_on_lookup(struct sandbox *sb, int id);
+void proxy_on_connected(struct sandbox *sb, int id);
+void proxy_on_deadline(struct sandbox *sb, int id);
+void proxy_on_reap(struct netproxy_state *st, int i);
+void proxy_drop_decision(struct sandbox *sb, int id);
+
+/* netproxy_report.c: a connection's line, whoever decided. */
+struct proxy_record {
+	enum net_proto proto;
+	const char *host;	/* NULL: no request was read */
+	int port;
+	const struct net_rule *rule;
+	const struct net_addr *address;	/* the one connected, or NULL */
+	unsigned long long bytes_out, bytes_in;
+	double seconds;
+};
+void proxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+		  const char *reason);
+void proxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
+			 const char *reason);
+void proxy_write_dropped_line(struct sandbox *sb);
+void proxy_print_summary(struct sandbox *sb);
+
+#endif
