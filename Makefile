@@ -22,7 +22,27 @@ ifeq ($(origin CC),default)
 CC = gcc
 endif
 CFLAGS ?= -O2 -g
-WARN = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_FORTIFY_SOURCE=2
+# Every function defined outside a header is static or declared first (in
+# the header of its file): -Wmissing-prototypes, -Wmissing-declarations.
+WARN = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+	-Wmissing-prototypes -Wmissing-declarations
+# Hardening (tests/integration/t_build.sh reads it back from the binary):
+# a canary in every function with an array or an address taken on its
+# stack; stack pages probed one by one as a frame grows, so that no frame
+# jumps over the guard page into another mapping; glibc's checked string
+# and memory calls with sizes known at run time too (level 3: gcc 12,
+# clang 9; older compilers give level 2); on x86 an endbr64 at each
+# indirect-branch target and the object marked for shadow stacks; code
+# position-independent.
+# A flag the compiler does not know for this target is left out.
+cc_accepts = $(shell $(CC) -Werror $(1) -x c -c -o /dev/null /dev/null 2>/dev/null && echo $(1))
+# Fortify only where CFLAGS optimise (glibc refuses it otherwise).
+FORTIFY = $(if $(filter -O -O1 -O2 -O3 -Os -Oz -Og -Ofast,$(CFLAGS)),-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3)
+HARDEN_CFLAGS := -fPIE -fstack-protector-strong $(FORTIFY) \
+	$(call cc_accepts,-fstack-clash-protection) $(call cc_accepts,-fcf-protection)
+# The GOT and the rest that relocation writes read-only once relocated
+# (RELRO), every symbol bound at start (BIND_NOW) so that it all is.
+HARDEN_LDFLAGS = -Wl,-z,relro,-z,now
 PKGS = libseccomp libcap
 # Everything the build and every test need (the tests use python3 for
 # servers and probes, strace and jq for checks that skip without them).
@@ -30,7 +50,7 @@ DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bub
 	python3 strace jq procps curl iproute2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"'
+ALL_CFLAGS = $(WARN) $(HARDEN_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"'
 # Each object's own header dependencies, written beside it (build/*.d),
 # and a target for each header so that a header removed breaks nothing.
 DEPFLAGS = -MMD -MP
@@ -66,10 +86,10 @@ all: hutch build/hutch-seccomp
 # Elsewhere libseccomp and libcap alone are static, every symbol bound at
 # start.  build/hutch-seccomp is linked the same way: the programs it
 # writes for the build are those hutch's own libseccomp would build.
-DYNAMIC_LIBS = -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic -Wl,-z,now
+DYNAMIC_LIBS = -pie $(HARDEN_LDFLAGS) -Wl,-Bstatic $(PKG_LIBS) -Wl,-Bdynamic
 STATIC_LINK := $(shell printf 'int main(void){return 0;}' | \
-	$(CC) -x c -static-pie -o /dev/null - $(PKG_LIBS) 2>/dev/null && echo yes)
-HUTCH_LIBS = $(if $(STATIC_LINK),-static-pie $(PKG_LIBS),$(DYNAMIC_LIBS))
+	$(CC) -x c -fPIE -static-pie -o /dev/null - $(PKG_LIBS) 2>/dev/null && echo yes)
+HUTCH_LIBS = $(if $(STATIC_LINK),-static-pie $(HARDEN_LDFLAGS) $(PKG_LIBS),$(DYNAMIC_LIBS))
 
 hutch: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(HUTCH_LIBS)
@@ -90,9 +110,15 @@ INIT_CFLAGS = $(if $(filter x86_64-% aarch64-%,$(shell $(CC) -dumpmachine)),\
 # stops at -no-pie as an unused argument.
 INIT_NO_PIE = $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-no-pie)
 
+# The build's hardening but PIE (a static program without a libc has no
+# code to relocate itself); INIT_CFLAGS's -fno-stack-protector wins where
+# there is no libc: no __stack_chk_fail, and no thread pointer to hold the
+# canary.
+INIT_HARDEN = $(filter-out -fPIE,$(HARDEN_CFLAGS)) $(HARDEN_LDFLAGS)
+
 build/hutch-init: helpers/hutch-init.c helpers/init_sys.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -Os -static $(INIT_CFLAGS) -o $@ $<
+	$(CC) $(WARN) -Os -static $(INIT_HARDEN) $(INIT_CFLAGS) -o $@ $<
 	strip $@
 
 # hutch-seccomp: a policy compiled to the BPF program that bwrap's
@@ -103,13 +129,18 @@ build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/seccom
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $^ $(HUTCH_LIBS)
 
+# The embedded data's objects carry the x86 IBT/SHSTK property too (the
+# generated assembly includes <cet.h> under __CET__): one object without
+# it would take it from the whole binary.
+CET_FLAGS = $(filter -fcf-protection,$(HARDEN_CFLAGS))
+
 build/builtin_data.S: sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES)
 	@mkdir -p $(@D)
 	sh sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) > $@
 
 build/builtin_data.o: build/builtin_data.S
 	@mkdir -p $(@D)
-	$(CC) -c -o $@ $<
+	$(CC) $(CET_FLAGS) -c -o $@ $<
 
 # A launch under a shipped policy as it ships loads these instead of
 # compiling the policy again (see sandbox/builtin_filters.c).  In
@@ -124,7 +155,7 @@ build/filters_data.S: sandbox/builtin-filters-gen.sh $(FILTER_FILES)
 
 build/filters_data.o: build/filters_data.S
 	@mkdir -p $(@D)
-	$(CC) -c -o $@ $<
+	$(CC) $(CET_FLAGS) -c -o $@ $<
 
 build/%.o: sandbox/%.c build/%.d
 	@mkdir -p $(@D)
@@ -139,7 +170,7 @@ build/fault/%.o: sandbox/%.c build/fault/%.d
 	@touch $@
 
 build/hutch-fault: $(FAULT_OBJS)
-	$(CC) $(ALL_CFLAGS) -o $@ $(FAULT_OBJS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -pie $(HARDEN_LDFLAGS) -o $@ $(FAULT_OBJS) $(PKG_LIBS)
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 build/asan/%.o: sandbox/%.c build/asan/%.d
@@ -148,7 +179,7 @@ build/asan/%.o: sandbox/%.c build/asan/%.d
 	@touch $@
 
 build/asan/hutch: $(ASAN_OBJS)
-	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -o $@ $(ASAN_OBJS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -pie $(HARDEN_LDFLAGS) -o $@ $(ASAN_OBJS) $(PKG_LIBS)
 
 # ---- tests ----
 
@@ -172,7 +203,7 @@ build/test-reaper: tests/integration/reaper.c
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 	@set -e; for t in tests/unit/test_*.sh; do echo "== $$t"; \
-		HUTCH_INIT_CFLAGS="$(INIT_CFLAGS)" sh $$t; done
+		HUTCH_INIT_CFLAGS="$(INIT_HARDEN) $(INIT_CFLAGS)" sh $$t; done
 
 integration: hutch build/hutch-fault build/test-reaper
 	HUTCH=$(CURDIR)/hutch HUTCH_FAULT_BIN=$(CURDIR)/build/hutch-fault \
@@ -233,9 +264,9 @@ check-vm:
 # ---- fuzzing: libFuzzer harnesses of the parsers (tests/fuzz) ----
 FUZZ_SECONDS ?= 60
 FUZZ_DEB_PACKAGES = clang libclang-rt-14-dev
-# The build's flags less the warnings (gcc checks those) and fortify, whose
-# wrappers would bypass the guards of tests/fuzz/fuzz.h.
-FUZZ_CFLAGS = -std=gnu11 -w $(filter-out $(WARN),$(ALL_CFLAGS)) -O1 -fno-omit-frame-pointer \
+# The build's flags less the warnings (gcc checks those) and the hardening:
+# fortify's wrappers would bypass the guards of tests/fuzz/fuzz.h.
+FUZZ_CFLAGS = -std=gnu11 -w $(filter-out $(WARN) $(HARDEN_CFLAGS),$(ALL_CFLAGS)) -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS = $(LIB_SRCS:sandbox/%.c=build/fuzz-obj/%.o) $(DATA_OBJS)
 FUZZ_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))

@@ -10,6 +10,10 @@ dir=$1
 shift
 variants="plain notify late"
 n=0
+# The x86 IBT/SHSTK property note when the build has -fcf-protection.
+echo '#ifdef __CET__'
+echo '#include <cet.h>'
+echo '#endif'
 echo '	.section .rodata'
 for p in "$@"; do
 	for v in $variants; do

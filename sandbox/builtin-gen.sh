@@ -6,6 +6,10 @@ set -eu
 init=$1
 shift
 n=0
+# The x86 IBT/SHSTK property note when the build has -fcf-protection.
+echo '#ifdef __CET__'
+echo '#include <cet.h>'
+echo '#endif'
 echo '	.section .rodata'
 echo '	.balign 16'
 echo 'hutch_init_start:'

@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "sandbox.h"
+#include "supervise.h"
 #include "util.h"
 
 /* The state letter from /proc/PID/stat (after the command's ')'). */

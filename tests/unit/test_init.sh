@@ -13,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 failed=0
 
-cc() { gcc -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -D_FORTIFY_SOURCE=2 "$@"; }
+cc() { gcc -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes -Wmissing-declarations \
+	-D_FORTIFY_SOURCE=2 "$@"; }
 # shellcheck disable=SC2086 # a list of flags
 cc -Os -static ${HUTCH_INIT_CFLAGS:-} -o "$tmp/hutch-init" "$top/helpers/hutch-init.c"
 cc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
