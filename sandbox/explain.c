@@ -567,6 +567,8 @@ static int explain_json(const struct plan *plan, FILE *out)
 		json_strings(&w, plan->argv, (size_t)-1);
 	else
 		json_null(&w);
+	json_key(&w, "notes");
+	json_strings(&w, plan->notes, plan->n_notes);
 	json_key(&w, "refused");
 	json_string(&w, plan->refused);
 	json_end_object(&w);
@@ -579,6 +581,8 @@ int explain_plan(const struct plan *plan, FILE *out)
 	if (plan->explain == EXPLAIN_JSON)
 		return explain_json(plan, out);
 	fprintf(out, "mode: %s\n", plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
+	for (size_t i = 0; i < plan->n_notes; i++)
+		fprintf(out, "note: %s\n", plan->notes[i]);
 	explain_namespaces(plan, out);
 	fprintf(out, "filesystem, in order, on an empty tmpfs root:\n");
 	for (size_t i = 0; i < plan->n_ops; i++) {
