@@ -1,5 +1,7 @@
 # The caller's environment as hutch reads it (issue 26): a HOME or
-# XDG_CONFIG_HOME it cannot read, and a HOME that is no home.
+# XDG_CONFIG_HOME it cannot read, a HOME that is no home, and a root
+# caller's checkout that another uid owns.  (The signal rule, the
+# caller's ignored signals, is tested in t_process.sh.)
 
 # A project directory, writable by both callers.
 make_project() {
@@ -75,3 +77,36 @@ check_home_that_is_no_home() {
 		"HOME=foo: no user profiles relative to the current directory"
 }
 test_home_that_is_no_home() { for_each_caller check_home_that_is_no_home; }
+
+# hutch(1), --bind-cwd: root runs COMMAND as root without
+# capabilities, which has no CAP_DAC_OVERRIDE over a checkout another uid
+# owns (and --cap-add cannot give it one: that uid is not mapped).  The
+# write fails with COMMAND's own EACCES; --explain says why and how: run
+# hutch as the owner, whose writes land as the owner's.  750d270 said
+# nothing.
+test_ci_root_foreign_checkout() {
+	local out rc
+	make_project
+	chown -R $NOBODY:$NOBODY "$T/work/proj"
+	chmod 0755 "$T/work/proj"
+	AS=as_root
+	rc=0; out=$(in_project "$T/hutch" --profile ci touch by-root 2>&1) || rc=$?
+	assert_eq 1 "$rc" "root writing a checkout uid $NOBODY owns fails ($out)"
+	[ ! -e "$T/work/proj/by-root" ] || fail "root wrote into uid $NOBODY's checkout"
+	out=$(in_project "$T/hutch" --profile ci --explain true)
+	assert_match "the current directory belongs to uid $NOBODY; COMMAND is root without capabilities, .*run hutch as uid $NOBODY" \
+		"$out" "--explain says why and how"
+	out=$(in_project "$T/hutch" --profile ci --explain=json true)
+	assert_match "\"owner-note\": \"belongs to uid $NOBODY;" "$out" "--explain=json too"
+	AS=as_user
+	in_project "$T/hutch" --profile ci touch by-owner || fail "uid $NOBODY cannot write its checkout"
+	assert_eq "$NOBODY" "$(stat -c %u "$T/work/proj/by-owner")" "as the owner, files are the owner's"
+	assert_no_match "belongs to uid" "$(in_project "$T/hutch" --profile ci --explain true)" \
+		"no note for the owner"
+	AS=as_root
+	assert_no_match "belongs to uid" "$(in_project "$T/hutch" --explain true)" \
+		"no note where the current directory is bound read-only (default)"
+	chown -R 0:0 "$T/work/proj"
+	assert_no_match "belongs to uid" "$(in_project "$T/hutch" --profile ci --explain true)" \
+		"no note for root's own checkout"
+}
