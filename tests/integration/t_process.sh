@@ -117,6 +117,17 @@ start_disposed() {
 	BG=$!
 }
 
+# stop_disposed: on the way out of a check that failed with the sandbox
+# still waiting for /s/go, SIGKILL the hutch it started (the sandbox
+# dies with it) and reap it; then the scratch directory goes.
+stop_disposed() {
+	if [ -s "$T/s/pid" ]; then
+		kill -KILL "$(cat "$T/s/pid")" 2>/dev/null || true
+		wait "$BG" 2>/dev/null || true
+	fi
+	cleanup_scratch
+}
+
 # hutch(1), after --teardown-deadline: hutch takes and forwards SIGTERM,
 # SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2, unless its caller
 # ignores one: that one stays ignored in hutch (neither blocked nor
@@ -126,6 +137,7 @@ start_disposed() {
 # later, after forwarding it to a COMMAND that ignored it.)
 check_signal_rule() {
 	local name rc pid
+	trap stop_disposed EXIT
 	start_disposed DFL
 	assert_eq none "$(timeout 20 cat "$T/s/ready")" "COMMAND gets the signals at their default"
 	pid=$(cat "$T/s/pid")
@@ -135,6 +147,7 @@ check_signal_rule() {
 	done
 	timeout 10 sh -c 'echo >"$0"' "$T/s/go"
 	rc=0; wait "$BG" || rc=$?
+	rm -f "$T/s/pid"
 	assert_eq 3 "$rc" "COMMAND's status after the forwarded signals"
 
 	start_disposed IGN
@@ -147,6 +160,7 @@ check_signal_rule() {
 	done
 	timeout 10 sh -c 'echo >"$0"' "$T/s/go"
 	rc=0; wait "$BG" || rc=$?
+	rm -f "$T/s/pid"
 	assert_eq 5 "$rc" "signals the caller ignores: none reaches COMMAND, the run goes on"
 }
 test_signal_rule() { for_each_caller check_signal_rule; }
