@@ -651,6 +651,30 @@ static void check_net(struct doctor *d, struct finding *f)
 		    "will fail (hutch's proxy resolves and connects from this host)", detail);
 }
 
+/* ---- the caller's environment ---- */
+
+/* What the parse made of HOME and XDG_CONFIG_HOME (plan_note): a user
+ * profile directory it could not read, a HOME that is no home.  Neither
+ * stops a run; both change what the profiles give COMMAND. */
+static void check_profiles(struct doctor *d, struct finding *f)
+{
+	const struct plan *plan = d->plan;
+	const char *home = plan_getenv(plan, "HOME");
+	char notes[sizeof(f->detail)] = "";
+	size_t len = 0;
+
+	if (plan->n_notes == 0) {
+		say(f, LVL_OK, NULL, "HOME and the user's profiles read as they are; COMMAND's HOME: "
+		    "%s", home ? home : "(unset)");
+		return;
+	}
+	for (size_t i = 0; i < plan->n_notes && len < sizeof(notes); i++)
+		len += (size_t)snprintf(notes + len, sizeof(notes) - len, "%s%s", i ? "; " : "",
+					plan->notes[i]);
+	say(f, LVL_WARN, "run hutch with a HOME (and XDG_CONFIG_HOME) of the caller's own, "
+	    "such as env HOME=/home/NAME, or as the user whose environment this is", "%s", notes);
+}
+
 /* ---- the table and the verdict ---- */
 
 static const struct check checks[] = {
@@ -672,6 +696,7 @@ static const struct check checks[] = {
 	{ "cgroup", check_cgroup, 0 },
 	{ "rlimit-nproc", check_rlimit_nproc, 0 },
 	{ "net", check_net, 0 },
+	{ "profiles", check_profiles, 0 },
 };
 #define N_CHECKS (sizeof(checks) / sizeof(checks[0]))
 

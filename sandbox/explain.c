@@ -2,6 +2,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "resource_limits.h"
 #include "cwd.h"
@@ -50,12 +51,36 @@ static void explain_op(const struct fs_op *op, FILE *out)
 	fprintf(out, "    (%s)\n", op->origin);
 }
 
+/* A root caller's writable current directory that another uid owns:
+ * COMMAND is root without capabilities in a user namespace that maps
+ * uid 0 alone, so it has no CAP_DAC_OVERRIDE over that uid's files
+ * (--cap-add cannot give one for an unmapped uid) and its writes there
+ * fail with EACCES.  The failure is COMMAND's own, so this is said
+ * here rather than at run time.  Into NOTE; false when there is none. */
+static bool cwd_owner_note(const struct plan *plan, const struct fs_op *op, char *note,
+			   size_t size)
+{
+	struct stat st;
+
+	if (plan->mode != MODE_HUTCH || plan->caller_uid != 0 || (op->flags & FS_READONLY) ||
+	    !op->src || stat(op->src, &st) < 0 || st.st_uid == 0)
+		return false;
+	snprintf(note, size, "belongs to uid %u; COMMAND is root without capabilities, so it "
+		 "writes only where the modes let any user (CAP_DAC_OVERRIDE is not given over "
+		 "a uid the sandbox does not map, --cap-add neither): run hutch as uid %u "
+		 "(setpriv --reuid=%u --regid=%u --init-groups hutch ...) to write as the owner",
+		 (unsigned)st.st_uid, (unsigned)st.st_uid, (unsigned)st.st_uid,
+		 (unsigned)st.st_gid);
+	return true;
+}
+
 /* The current directory's bind, in words: it hides what lay at its path
  * on the mount it lands on, and nothing else (parse refuses a bind that
  * would cover a mount made before it, cwd.c). */
 static void explain_cwd(const struct plan *plan, size_t i, FILE *out)
 {
 	const struct fs_op *on = cwd_lands_on(plan, i);
+	char note[512];
 
 	fprintf(out, "             the current directory: covers %s ", plan->ops[i].dest);
 	if (on)
@@ -63,6 +88,8 @@ static void explain_cwd(const struct plan *plan, size_t i, FILE *out)
 			on->dest, on->origin);
 	else
 		fprintf(out, "on the sandbox's root tmpfs, and nothing else\n");
+	if (cwd_owner_note(plan, &plan->ops[i], note, sizeof(note)))
+		fprintf(out, "             the current directory %s\n", note);
 }
 
 static void explain_process(const struct plan *plan, FILE *out)
@@ -208,10 +235,11 @@ static void json_strings(struct json_writer *w, char *const *v, size_t n)
 	json_end_array(w);
 }
 
-/* "current-directory": {"covers": DEST, "on": DEST-or-null} */
+/* "current-directory": {"covers": DEST, "on": DEST-or-null[, "owner-note": TEXT]} */
 static void json_cwd(const struct plan *plan, size_t i, struct json_writer *w)
 {
 	const struct fs_op *on = cwd_lands_on(plan, i);
+	char note[512];
 
 	json_key(w, "current-directory");
 	json_begin_object(w, JSON_SPACED);
@@ -219,6 +247,10 @@ static void json_cwd(const struct plan *plan, size_t i, struct json_writer *w)
 	json_string(w, plan->ops[i].dest);
 	json_key(w, "on");
 	json_string(w, on ? on->dest : NULL);
+	if (cwd_owner_note(plan, &plan->ops[i], note, sizeof(note))) {
+		json_key(w, "owner-note");
+		json_string(w, note);
+	}
 	json_end_object(w);
 }
 
@@ -567,6 +599,8 @@ static int explain_json(const struct plan *plan, FILE *out)
 		json_strings(&w, plan->argv, (size_t)-1);
 	else
 		json_null(&w);
+	json_key(&w, "notes");
+	json_strings(&w, plan->notes, plan->n_notes);
 	json_key(&w, "refused");
 	json_string(&w, plan->refused);
 	json_end_object(&w);
@@ -579,6 +613,8 @@ int explain_plan(const struct plan *plan, FILE *out)
 	if (plan->explain == EXPLAIN_JSON)
 		return explain_json(plan, out);
 	fprintf(out, "mode: %s\n", plan->mode == MODE_BWRAP ? "bwrap" : "hutch");
+	for (size_t i = 0; i < plan->n_notes; i++)
+		fprintf(out, "note: %s\n", plan->notes[i]);
 	explain_namespaces(plan, out);
 	fprintf(out, "filesystem, in order, on an empty tmpfs root:\n");
 	for (size_t i = 0; i < plan->n_ops; i++) {

@@ -106,6 +106,17 @@ void plan_warn(struct plan *plan, const char *msg)
 	plan->warnings[plan->n_warnings++] = xstrdup(msg);
 }
 
+/* Keep a note for --explain and --doctor, once: what the parser made of
+ * the caller's environment where it did not take it as it is. */
+void plan_note(struct plan *plan, const char *msg)
+{
+	for (size_t i = 0; i < plan->n_notes; i++)
+		if (strcmp(plan->notes[i], msg) == 0)
+			return;
+	plan->notes = xreallocarray(plan->notes, plan->n_notes + 1, sizeof(*plan->notes));
+	plan->notes[plan->n_notes++] = xstrdup(msg);
+}
+
 void plan_free(struct plan *plan)
 {
 	free(plan->refused);
@@ -124,6 +135,7 @@ void plan_free(struct plan *plan)
 		free(plan->syscall_rules[i].name);
 	free(plan->syscall_rules);
 	free_strv(plan->warnings, plan->n_warnings);
+	free_strv(plan->notes, plan->n_notes);
 	if (plan->argv)
 		for (char **a = plan->argv; *a; a++)
 			free(*a);

@@ -200,6 +200,12 @@ struct plan {
 	 * parser itself writes nothing) */
 	char **warnings;
 	size_t n_warnings;
+	/* what the parser made of the caller's environment where it did
+	 * not take it as it is (a user profile directory it could not
+	 * read, a HOME that is no home): --explain and --doctor say it,
+	 * a run stays quiet */
+	char **notes;
+	size_t n_notes;
 };
 
 /* Parse ARGC/ARGV (ARGV[0] decides the mode) with ENVP as the caller's
@@ -221,6 +227,7 @@ void plan_unsetenv(struct plan *plan, const char *name);
 void plan_clearenv(struct plan *plan);
 const char *plan_getenv(const struct plan *plan, const char *name);
 void plan_warn(struct plan *plan, const char *msg);
+void plan_note(struct plan *plan, const char *msg);
 
 /* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
 int failure_status(const struct plan *plan);

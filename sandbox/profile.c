@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,16 +48,87 @@ struct line_ctx {
 	int lineno;
 };
 
-/* ${HOME}.  A home that is / is none (a container's user without a line
- * in /etc/passwd gets HOME=/): it is /nonexistent, as for Debian's users
- * without a home, so that a profile's per-run home does not cover the
- * whole sandbox. */
-static char *profile_home(char *const *envp)
-{
-	char *home = caller_home(envp);
+/* The directories where the sandbox has the host's system (the profile
+ * system's mirrors) or file systems of its own.  A HOME in one of them
+ * is a system user's (sync's /bin, daemon's /usr/sbin) or a mistake: a
+ * per-run home there would hide what COMMAND needs to start. */
+static const char *const system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+	"/proc", "/dev", "/sys", "/boot",
+};
 
-	if (strcmp(home, "/") != 0)
+/* A path's "." or ".." component: a tmpfs there would land elsewhere
+ * than the text says. */
+static bool has_dot_component(const char *path)
+{
+	for (const char *c = path; c; c = strchr(c, '/')) {
+		size_t len;
+
+		c += *c == '/';
+		len = strcspn(c, "/");
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return true;
+		c += len;
+		if (!*c)
+			break;
+	}
+	return false;
+}
+
+/* PATH with runs of slashes made one and no slash at the end ("/" stays). */
+static char *squeeze_slashes(const char *path)
+{
+	char *out = xstrdup(path);
+	size_t n = 0;
+
+	for (const char *c = path; *c; c++)
+		if (*c != '/' || n == 0 || out[n - 1] != '/')
+			out[n++] = *c;
+	if (n > 1 && out[n - 1] == '/')
+		n--;
+	out[n] = '\0';
+	return out;
+}
+
+/* Why HOME is no home for a profile (into WHY), or false when it is one. */
+static bool home_unusable(const char *home, char *why, size_t size)
+{
+	char *norm;
+
+	if (home[0] != '/') {
+		snprintf(why, size, "is not an absolute path");
+		return true;
+	}
+	if (has_dot_component(home)) {
+		snprintf(why, size, "has a . or .. component");
+		return true;
+	}
+	norm = squeeze_slashes(home);
+	if (strcmp(norm, "/") == 0)
+		snprintf(why, size, "is /");
+	for (size_t i = 0; !*why && i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (path_within(norm, system_dirs[i]))
+			snprintf(why, size, "is in %s, which the sandbox takes from the host or "
+				 "mounts itself", system_dirs[i]);
+	free(norm);
+	return *why != '\0';
+}
+
+/* ${HOME}: the caller's home, unless it is no home (home_unusable): then
+ * /nonexistent, as for Debian's users without a home, so that a
+ * profile's per-run home (tmpfs ${HOME}) neither covers the whole
+ * sandbox, the system's programs or its /proc, nor lands at a path
+ * relative to nothing.  --explain and --doctor say so. */
+static char *profile_home(struct profile_ctx *p)
+{
+	char *home = caller_home(p->envp);
+	char why[128] = "", note[PATH_MAX + 256];
+
+	if (!home_unusable(home, why, sizeof(why)))
 		return home;
+	snprintf(note, sizeof(note), "HOME %s %s: profiles see ${HOME} as /nonexistent "
+		 "(a per-run home there, and COMMAND's HOME where the profile sets it)", home, why);
+	plan_note(p->plan, note);
 	free(home);
 	return xstrdup("/nonexistent");
 }
@@ -68,7 +140,7 @@ static char *variable_value(struct line_ctx *l, const char *name)
 	char buf[PATH_MAX];
 
 	if (strcmp(name, "HOME") == 0)
-		return profile_home(envp);
+		return profile_home(l->p);
 	if (strcmp(name, "PWD") == 0)
 		return xstrdup(getcwd(buf, sizeof(buf)) ? buf : "/");
 	if (strcmp(name, "UID") == 0)
@@ -254,18 +326,57 @@ static int record_text(struct profile_ctx *p, const char *file, char *text)
 
 /* The user's profile directory: $XDG_CONFIG_HOME/hutch/profiles, or
  * ~/.config/hutch/profiles when that is unset or not absolute (the XDG
- * Base Directory rule). */
+ * Base Directory rule); none (NULL) when HOME is not absolute either,
+ * which would name a directory relative to wherever hutch starts. */
 static char *user_profile_dir(struct profile_ctx *p)
 {
 	const char *xdg = env_value(p->envp, "XDG_CONFIG_HOME");
-	char *home, *dir;
+	char *home, *dir = NULL;
 
 	if (xdg && xdg[0] == '/')
 		return xasprintf("%s/hutch/profiles", xdg);
 	home = caller_home(p->envp);
-	dir = xasprintf("%s/.config/hutch/profiles", home);
+	if (home[0] == '/') {
+		dir = xasprintf("%s/.config/hutch/profiles", home);
+	} else {
+		char note[PATH_MAX + 128];
+
+		snprintf(note, sizeof(note), "HOME %s is not an absolute path: no user profiles "
+			 "are looked for", home);
+		plan_note(p->plan, note);
+	}
 	free(home);
 	return dir;
+}
+
+/* HOME and XDG_CONFIG_HOME are the caller's environment's word, and may
+ * name another uid's directory (su -m, sudo -E, a CI step that keeps
+ * root's HOME).  An override there that the caller cannot open, or that
+ * another user owns (hostfile.h would refuse it), is none of its own:
+ * the search goes on past it, and --explain and --doctor say so.
+ * Returns the errno to go on with (ENOENT: look further). */
+static int skip_unusable_user_profile(struct profile_ctx *p, const char *dir,
+				      const char *path, int errnum)
+{
+	char note[PATH_MAX + 256];
+	const char *why = strerror(errnum);
+	bool whole_dir = false;
+
+	if (errnum == EOWNERDEAD) {
+		why = "owned by another user (neither you nor root)";
+	} else if (errnum == EACCES || errnum == EPERM || errnum == ENOTDIR) {
+		/* The directory itself, or only this file? */
+		whole_dir = access(dir, X_OK) < 0;
+		if (whole_dir)
+			why = strerror(errno);
+	} else {
+		return errnum;
+	}
+	snprintf(note, sizeof(note), "user profile%s %s: %s: skipped, the search went on "
+		 "(/etc/hutch/profiles, " HUTCH_DATADIR "/profiles, the shipped profiles)",
+		 whole_dir ? "s" : "", whole_dir ? dir : path, why);
+	plan_note(p->plan, note);
+	return ENOENT;
 }
 
 static char *shipped_profile(const char *name, char **path)
@@ -283,12 +394,23 @@ static char *shipped_profile(const char *name, char **path)
 	return text;
 }
 
-/* Is there anything at PATH, even a dangling link or a FIFO? */
-static bool something_at(const char *path)
+/* 0 when there is something at PATH, even a dangling link or a FIFO,
+ * else why not (ENOENT: nothing).  In the user's directory (USER), also
+ * EACCES for a file the caller cannot read and EOWNERDEAD for another
+ * user's, both of which the caller may skip. */
+static int presence(const char *path, bool user)
 {
 	struct stat st;
 
-	return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno;
+	if (!user)
+		return 0;
+	if (access(path, R_OK) < 0 && (errno == EACCES || errno == EPERM))
+		return errno;
+	if (stat(path, &st) == 0 && st.st_uid != geteuid() && st.st_uid != 0)
+		return EOWNERDEAD;
+	return 0;
 }
 
 /* The profile file PATH (NAME in messages), read as hostfile.h reads a
@@ -319,12 +441,21 @@ static char *find_profile(struct profile_ctx *p, const char *name, char **path,
 			  xstrdup(HUTCH_DATADIR "/profiles") };
 	char *text = NULL;
 	bool found = false;
+	int errnum;
 
 	for (int i = 0; i < 3 && !found; i++) {
+		if (!dirs[i])
+			continue;
 		*path = xasprintf("%s/%s", dirs[i], name);
-		found = something_at(*path);
-		if (found)
+		errnum = presence(*path, i == 0);
+		if (i == 0)
+			errnum = skip_unusable_user_profile(p, dirs[0], *path, errnum);
+		found = errnum != ENOENT;
+		if (found && errnum == 0)
 			text = read_profile_file(p, name, *path, st);
+		else if (found)
+			snprintf(p->err, p->errlen, "parse: profile %s: %s: %s", name, *path,
+				 strerror(errnum));
 		if (!text) {
 			free(*path);
 			*path = NULL;
@@ -335,7 +466,8 @@ static char *find_profile(struct profile_ctx *p, const char *name, char **path,
 		text = shipped_profile(name, path);
 		if (!text)
 			snprintf(p->err, p->errlen, "parse: profile %s: not found in %s, %s or %s, "
-				 "nor among the shipped profiles", name, dirs[0], dirs[1], dirs[2]);
+				 "nor among the shipped profiles", name,
+				 dirs[0] ? dirs[0] : "(no user directory)", dirs[1], dirs[2]);
 	}
 	for (int i = 0; i < 3; i++)
 		free(dirs[i]);

@@ -61,7 +61,19 @@ static bool plan_has_dev(const struct plan *plan)
 	return false;
 }
 
-/* Signals hutch forwards are taken through a signalfd in the loop. */
+/* Does hutch's caller ignore SIG (SIG_IGN, kept across execve)? */
+static bool caller_ignores(int sig)
+{
+	struct sigaction old;
+
+	return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+
+/* Signals hutch forwards are taken through a signalfd in the loop.  One
+ * the caller ignores (a script's `cmd &` ignores SIGINT and SIGQUIT,
+ * nohup SIGHUP) is not taken: it stays ignored in hutch, which the
+ * kernel then discards, and COMMAND inherits the ignore, as it would
+ * run without hutch; it is neither forwarded nor an end of the run. */
 static int block_signals(struct sandbox *sb)
 {
 	sigset_t set;
@@ -69,7 +81,8 @@ static int block_signals(struct sandbox *sb)
 	sigemptyset(&set);
 	if (sb->plan->mode == MODE_HUTCH)
 		for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(int); i++)
-			sigaddset(&set, forwarded_signals[i]);
+			if (!caller_ignores(forwarded_signals[i]))
+				sigaddset(&set, forwarded_signals[i]);
 	if (sb->pty)
 		sigaddset(&set, SIGWINCH);
 	/* SIGPIPE is blocked, not taken: a write to a pipe whose reader

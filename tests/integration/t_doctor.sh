@@ -63,7 +63,8 @@ check_doctor_here() {
 		assert_check "$out" OK rlimit-nproc "counted per user namespace: .* RLIMIT_NPROC 8 forked 7"
 	fi
 	assert_check "$out" "(OK|WARN)" net "example.com (resolves|does not resolve)|no answer for example.com"
-	assert_eq 19 "$(printf '%s\n' "$out" | wc -l)" "one line per check and the mode"
+	assert_check "$out" OK profiles "HOME and the user's profiles read as they are"
+	assert_eq 20 "$(printf '%s\n' "$out" | wc -l)" "one line per check and the mode"
 }
 test_doctor_here() { for_each_caller check_doctor_here; }
 

@@ -66,6 +66,105 @@ check_sigterm() {
 }
 test_sigterm_reaches_command() { for_each_caller check_sigterm; }
 
+FORWARDED="USR1 USR2 QUIT HUP INT TERM"
+
+# disposed IGN|DFL CMD...: CMD started with the signals of $FORWARDED
+# ignored or at their default (a non-interactive shell's `cmd &` ignores
+# INT and QUIT, nohup HUP).
+disposed() {
+	exec python3 -c 'import os, signal, sys
+for name in os.environ["FORWARDED"].split():
+    signal.signal(getattr(signal, "SIG" + name),
+                  signal.SIG_IGN if sys.argv[1] == "IGN" else signal.SIG_DFL)
+os.execv(sys.argv[2], sys.argv[2:])' "$@"
+}
+
+# COMMAND for check_signal_rule: says which of the signals named in its
+# arguments it inherited ignored, then catches each, answering its name
+# on /s/ack, until /s/go is written: exit 3 if it caught any, else 5.
+SIGNAL_PROBE='import os, signal, sys
+got = []
+def caught(sig, frame):
+    got.append(signal.Signals(sig).name[3:])
+    with open("/s/ack", "w") as ack:
+        ack.write(got[-1])
+ignored = []
+for name in sys.argv[1:]:
+    sig = getattr(signal, "SIG" + name)
+    if signal.getsignal(sig) == signal.SIG_IGN:
+        ignored.append(name)
+    signal.signal(sig, caught)
+with open("/s/ready", "w") as f:
+    f.write(" ".join(ignored) or "none")
+open("/s/go").read()
+os._exit(3 if got else 5)'
+
+# bit NAME of a mask line (SigBlk, SigIgn) of /proc/PID/status
+status_bit() {
+	local mask
+	mask=$(sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status")
+	echo $(( (0x${mask:-0} >> ($(kill -l "$3") - 1)) & 1 ))
+}
+
+# start_disposed IGN|DFL: hutch as $AS with $FORWARDED so disposed,
+# running SIGNAL_PROBE; BG is the job, $T/s/pid hutch's pid.
+start_disposed() {
+	shared_dir
+	mkfifo -m 0666 "$T/s/ready" "$T/s/go" "$T/s/ack"
+	$AS env FORWARDED="$FORWARDED" sh -c 'echo $$ >"$0"; exec "$@"' "$T/s/pid" \
+		bash -c "$(declare -f disposed); disposed \"\$@\"" sh "$1" \
+		"$H" $BASE --bind "$T/s" /s python3 -c "$SIGNAL_PROBE" $FORWARDED &
+	BG=$!
+}
+
+# stop_disposed: on the way out of a check that failed with the sandbox
+# still waiting for /s/go, SIGKILL the hutch it started (the sandbox
+# dies with it) and reap it; then the scratch directory goes.
+stop_disposed() {
+	if [ -s "$T/s/pid" ]; then
+		kill -KILL "$(cat "$T/s/pid")" 2>/dev/null || true
+		wait "$BG" 2>/dev/null || true
+	fi
+	cleanup_scratch
+}
+
+# hutch(1), after --teardown-deadline: hutch takes and forwards SIGTERM,
+# SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2, unless its caller
+# ignores one: that one stays ignored in hutch (neither blocked nor
+# taken: the kernel drops it), COMMAND inherits the ignore, and sending
+# it ends nothing.
+# (750d270 took it anyway: SIGINT to a `cmd &` sandbox killed it 5 s
+# later, after forwarding it to a COMMAND that ignored it.)
+check_signal_rule() {
+	local name rc pid
+	trap stop_disposed EXIT
+	start_disposed DFL
+	assert_eq none "$(timeout 20 cat "$T/s/ready")" "COMMAND gets the signals at their default"
+	pid=$(cat "$T/s/pid")
+	for name in $FORWARDED; do
+		kill -"$name" "$pid"
+		assert_eq "$name" "$(timeout 10 cat "$T/s/ack")" "SIG$name to hutch reaches COMMAND"
+	done
+	timeout 10 sh -c 'echo >"$0"' "$T/s/go"
+	rc=0; wait "$BG" || rc=$?
+	rm -f "$T/s/pid"
+	assert_eq 3 "$rc" "COMMAND's status after the forwarded signals"
+
+	start_disposed IGN
+	assert_eq "$FORWARDED" "$(timeout 20 cat "$T/s/ready")" "COMMAND inherits the caller's ignores"
+	pid=$(cat "$T/s/pid")
+	for name in $FORWARDED; do
+		assert_eq "1 0" "$(status_bit "$pid" SigIgn "$name") $(status_bit "$pid" SigBlk "$name")" \
+			"hutch leaves SIG$name ignored, as its caller had it (SigIgn, SigBlk bits)"
+		kill -"$name" "$pid"
+	done
+	timeout 10 sh -c 'echo >"$0"' "$T/s/go"
+	rc=0; wait "$BG" || rc=$?
+	rm -f "$T/s/pid"
+	assert_eq 5 "$rc" "signals the caller ignores: none reaches COMMAND, the run goes on"
+}
+test_signal_rule() { for_each_caller check_signal_rule; }
+
 # ignoring_sigchld CMD...: CMD started with SIGCHLD ignored, which execve
 # keeps (a shell's `trap '' CHLD` does not reliably do it).
 ignoring_sigchld() {

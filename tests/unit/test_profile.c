@@ -116,6 +116,51 @@ START_TEST(test_variables)
 }
 END_TEST
 
+/* ${HOME} for a HOME that is no home (not absolute, with . or .., /,
+ * or in a directory the sandbox takes from the host or mounts itself)
+ * is /nonexistent, with a note for --explain; any other HOME is itself. */
+static const struct { const char *home, *want, *why; } home_cases[] = {
+	{ "HOME=/home/tester", "/home/tester", NULL },
+	{ "HOME=/var/lib/postgresql", "/var/lib/postgresql", NULL },
+	{ "HOME=/usrlocal", "/usrlocal", NULL },
+	{ "HOME=/tmp", "/tmp", NULL },
+	{ "HOME=/", "/nonexistent", "is /" },
+	{ "HOME=//", "/nonexistent", "is /" },
+	{ "HOME=foo", "/nonexistent", "is not an absolute path" },
+	{ "HOME=/bin", "/nonexistent", "is in /bin" },
+	{ "HOME=/usr/sbin", "/nonexistent", "is in /usr" },
+	{ "HOME=//usr/", "/nonexistent", "is in /usr" },
+	{ "HOME=/proc", "/nonexistent", "is in /proc" },
+	{ "HOME=/etc", "/nonexistent", "is in /etc" },
+	{ "HOME=/home/../bin", "/nonexistent", "has a . or .. component" },
+	{ "HOME=/home/./x", "/nonexistent", "has a . or .. component" },
+};
+
+START_TEST(test_home_that_is_no_home)
+{
+	struct plan plan = { .mode = MODE_HUTCH, .prog = "hutch" };
+	struct record_list out = { 0 };
+	char *env[] = { (char *)home_cases[_i].home, "USER=tester", NULL };
+	char err[ERRLEN];
+	const char *path = write_profile("home", "tmpfs ${HOME}\nsetenv HOME ${HOME}\n");
+
+	ck_assert_int_eq(profile_record(&plan, path, env, &out, err, ERRLEN), 0);
+	ck_assert_uint_eq(out.n, 2);
+	ck_assert_str_eq(out.recs[0].args[0], home_cases[_i].want);
+	ck_assert_str_eq(out.recs[1].args[1], home_cases[_i].want);
+	if (!home_cases[_i].why) {
+		ck_assert_uint_eq(plan.n_notes, 0);
+	} else {
+		/* one note, however often ${HOME} is used */
+		ck_assert_uint_eq(plan.n_notes, 1);
+		ck_assert_ptr_nonnull(strstr(plan.notes[0], home_cases[_i].why));
+		ck_assert_ptr_nonnull(strstr(plan.notes[0], "profiles see ${HOME} as /nonexistent"));
+	}
+	records_free(&out);
+	plan_free(&plan);
+}
+END_TEST
+
 START_TEST(test_include)
 {
 	struct record_list out = { 0 };
@@ -281,6 +326,8 @@ static Suite *profile_suite(void)
 
 	tcase_add_test(tc, test_lines_into_records);
 	tcase_add_test(tc, test_variables);
+	tcase_add_loop_test(tc, test_home_that_is_no_home, 0,
+			    (int)(sizeof(home_cases) / sizeof(home_cases[0])));
 	tcase_add_test(tc, test_include);
 	tcase_add_test(tc, test_include_loop);
 	tcase_add_test(tc, test_relative_include_beside_the_including_file);
