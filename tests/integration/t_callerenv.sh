@@ -52,6 +52,25 @@ test_unreadable_user_profiles_skipped() {
 		"root: the profile of \$XDG_CONFIG_HOME/hutch/profiles"
 }
 
+# sudo -E: root with HOME naming a user's directory.  That user's
+# profile is no override of root's (hostfile.h refuses another user's
+# file): it is skipped with a note, and the shipped profile runs.  The
+# merge of the two changes first failed such a run ("owned by another
+# user"), exit 125.
+test_other_users_profile_skipped_for_root() {
+	local home="$T/alice" out rc
+	mkdir -p "$home/.config/hutch/profiles"
+	printf 'include ci\nsetenv FROM_ALICE yes\n' >"$home/.config/hutch/profiles/default"
+	chown -R "$NOBODY:$NOBODY" "$home"
+	make_project
+	AS=as_root
+	rc=0; out=$(in_project env HOME="$home" "$T/hutch" sh -c 'echo "${FROM_ALICE:-shipped}"' 2>&1) || rc=$?
+	assert_eq "0 shipped" "$rc $out" "root, HOME of uid $NOBODY: the shipped default, quietly"
+	out=$(in_project env HOME="$home" "$T/hutch" --explain true 2>&1)
+	assert_match "^note: user profile $home/.config/hutch/profiles/default: owned by another user.*skipped" \
+		"$out" "--explain names the skipped profile"
+}
+
 # hutch(1), FILES and hutch-profile(5), VARIABLES: a HOME that is not
 # absolute, has a . or .. component, is /, or lies in a directory the
 # sandbox takes from the host or mounts itself (/usr, /bin, /sbin, /lib*,
