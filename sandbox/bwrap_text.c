@@ -47,6 +47,8 @@ static const struct {
 	[BW_REMOUNT_RO] = { "Can't remount readonly on /newroot/%r1: "
 			    "Unable to remount destination \"/newroot/%r1\" with correct flags",
 			    MOUNT },
+	[BW_REMOUNT_RO_NOT_MOUNT] = { "Can't remount readonly on /newroot/%r1: "
+				      "Unable to find \"/newroot/%r1\" in mount table", NONE },
 	[BW_MOUNT_PROC] = { "Can't mount proc on /newroot/%r1", MOUNT },
 	[BW_MOUNT_TMPFS] = { "Can't mount tmpfs on /newroot/%r1", MOUNT },
 	[BW_MOUNT_DEVPTS] = { "Can't mount devpts on /newroot/%r1/pts", MOUNT },

@@ -39,6 +39,15 @@ int mount_set_attrs(int fd, unsigned long long set, bool recursive)
 			     &attr, sizeof(attr));
 }
 
+bool mount_is_root(int fd)
+{
+	struct statx sx;
+
+	return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) == 0 &&
+	       (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 /* A new file system context of TYPE whose source, in mountinfo, is its
  * type's name, as bwrap mounts them ("proc", "tmpfs"...), not "none". */
 int mount_open_fs(const char *type)

@@ -17,6 +17,8 @@ int mount_op_error(struct mount_state *ms, const char *what, const char *obj,
 /* Set the mount attributes SET on the tree FD (its submounts too with
  * RECURSIVE). */
 int mount_set_attrs(int fd, unsigned long long set, bool recursive);
+/* Whether FD is the root of a mount (statx's STATX_ATTR_MOUNT_ROOT). */
+bool mount_is_root(int fd);
 /* A new file system context of TYPE; -1 with errno. */
 int mount_open_fs(const char *type);
 /* A detached new file system of TYPE with NOPTS/2 string options (key,
