@@ -288,6 +288,14 @@ int protocol_before_exec(struct sandbox *sb)
 {
 	if (assert_userns_disabled(sb) < 0 || set_exec_label(sb) < 0)
 		return -1;
+	return 0;
+}
+
+/* The caller's programs come last, as in bwrap ("so that filters don't
+ * need to handle anything above"): after --block-fd and COMMAND's
+ * limits, which hutch itself sets with a call they may refuse. */
+int protocol_load_filters(struct sandbox *sb)
+{
 	for (int i = 0; i < sb->n_filters; i++)
 		if (load_filter(sb, &sb->filters[i]) < 0)
 			return -1;
