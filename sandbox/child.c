@@ -116,7 +116,7 @@ int stage_mounts(struct sandbox *sb)
 		if (sb->self_proc < 0)
 			return stage_fail(sb, "open", "/proc/self");
 	}
-	if (protocol_open_userns_limit(sb) < 0)
+	if (protocol_open_userns_limit(sb) < 0 || protocol_set_file_label(sb) < 0)
 		return -1;
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
 	sb->ms.protect_sock = protect_take_socket(sb);

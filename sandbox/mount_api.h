@@ -28,6 +28,18 @@ int mount_make_fs_attrs(const char *type, const char *const *opts, int nopts,
 int mount_make_fs(const char *type, const char *const *opts, int nopts);
 /* A detached tmpfs with MODE at its root, of SIZE bytes (0: the default). */
 int mount_make_tmpfs(mode_t mode, unsigned long long size);
+/* The same, its files labelled LABEL (SELinux's "context" option, as
+ * bwrap mounts a tmpfs under --file-label); LABEL NULL: none. */
+int mount_make_labelled_tmpfs(mode_t mode, unsigned long long size, const char *label);
+/* A tmpfs's options for fsconfig, key then value, N strings in KV (they
+ * point into the struct and into LABEL). */
+struct tmpfs_options {
+	char mode[16], size[32];
+	const char *kv[6];
+	int n;
+};
+void mount_tmpfs_options(struct tmpfs_options *o, mode_t mode, unsigned long long size,
+			 const char *label);
 /* A host directory that a private tree can hang over for a moment, in
  * this private mount namespace only. */
 const char *mount_attach_point(void);

@@ -215,10 +215,11 @@ static int do_tmpfs(struct mount_state *ms, struct fs_op *op)
 {
 	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
 	int at = root_open_mount_point(ms, op->dest, true);
+	mode_t mode = op->has_perms ? op->perms : 0755;
 
 	if (at < 0)
 		return -1;
-	return root_attach_new(ms, at, mount_make_tmpfs(op->has_perms ? op->perms : 0755, op->size),
+	return root_attach_new(ms, at, mount_make_labelled_tmpfs(mode, op->size, ms->plan->file_label),
 			  op->dest, "new tmpfs for", &mt);
 }
 

@@ -257,6 +257,19 @@ static int load_filter(struct sandbox *sb, const struct extra_filter *f)
 	return stage_fail_bwrap(sb, BW_SECCOMP_LOAD, NULL);
 }
 
+/* --file-label: the files set-up creates get LABEL, as bwrap's
+ * setfscreatecon gives them (its tmpfs mounts get it as their context,
+ * mount_api.c).  Written while /proc is still the host's; execve resets
+ * it. */
+int protocol_set_file_label(struct sandbox *sb)
+{
+	const char *label = sb->plan->file_label;
+
+	if (label && write_file_at(AT_FDCWD, "/proc/thread-self/attr/fscreate", label) < 0)
+		return stage_fail(sb, "file label", label);
+	return 0;
+}
+
 static int set_exec_label(struct sandbox *sb)
 {
 	const char *label = sb->plan->exec_label;
