@@ -117,6 +117,8 @@ static const struct {
 	[BW_LOCK_OPEN] = { "Unable to open lock file %1", ERRNO },
 	[BW_LOCK] = { "Unable to lock file %1", ERRNO },
 	[BW_EXECVP] = { "execvp %1", ERRNO },
+	[BW_FILE_LABEL] = { "--file-label setup failed", ERRNO },
+	[BW_EXEC_LABEL] = { "label_exec %1", ERRNO },
 };
 
 /* The argument a placeholder at P names ("%1", "%r2"), and its length

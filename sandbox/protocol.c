@@ -266,7 +266,7 @@ int protocol_set_file_label(struct sandbox *sb)
 	const char *label = sb->plan->file_label;
 
 	if (label && write_file_at(AT_FDCWD, "/proc/thread-self/attr/fscreate", label) < 0)
-		return stage_fail(sb, "file label", label);
+		return stage_fail_as(sb, "file label", label, BW_FILE_LABEL, NULL);
 	return 0;
 }
 
@@ -275,7 +275,7 @@ static int set_exec_label(struct sandbox *sb)
 	const char *label = sb->plan->exec_label;
 
 	if (label && write_file_at(AT_FDCWD, "/proc/thread-self/attr/exec", label) < 0)
-		return stage_fail(sb, "exec label", label);
+		return stage_fail_as(sb, "exec label", label, BW_EXEC_LABEL, sb->plan->argv[0]);
 	return 0;
 }
 
