@@ -47,6 +47,8 @@ static const struct {
 	[BW_REMOUNT_RO] = { "Can't remount readonly on /newroot/%r1: "
 			    "Unable to remount destination \"/newroot/%r1\" with correct flags",
 			    MOUNT },
+	[BW_REMOUNT_RO_NOT_MOUNT] = { "Can't remount readonly on /newroot/%r1: "
+				      "Unable to find \"/newroot/%r1\" in mount table", NONE },
 	[BW_MOUNT_PROC] = { "Can't mount proc on /newroot/%r1", MOUNT },
 	[BW_MOUNT_TMPFS] = { "Can't mount tmpfs on /newroot/%r1", MOUNT },
 	[BW_MOUNT_DEVPTS] = { "Can't mount devpts on /newroot/%r1/pts", MOUNT },
@@ -115,6 +117,8 @@ static const struct {
 	[BW_LOCK_OPEN] = { "Unable to open lock file %1", ERRNO },
 	[BW_LOCK] = { "Unable to lock file %1", ERRNO },
 	[BW_EXECVP] = { "execvp %1", ERRNO },
+	[BW_FILE_LABEL] = { "--file-label setup failed", ERRNO },
+	[BW_EXEC_LABEL] = { "label_exec %1", ERRNO },
 };
 
 /* The argument a placeholder at P names ("%1", "%r2"), and its length

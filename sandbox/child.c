@@ -116,7 +116,7 @@ int stage_mounts(struct sandbox *sb)
 		if (sb->self_proc < 0)
 			return stage_fail(sb, "open", "/proc/self");
 	}
-	if (protocol_open_userns_limit(sb) < 0)
+	if (protocol_open_userns_limit(sb) < 0 || protocol_set_file_label(sb) < 0)
 		return -1;
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
 	sb->ms.protect_sock = protect_take_socket(sb);
@@ -266,6 +266,28 @@ static int switch_joined_ids(struct sandbox *sb)
 	return 0;
 }
 
+/* --rlimit limits COMMAND, never hutch's set-up (with nofile=8 the
+ * seccomp listener found no fd): the limits are set last, in stage exec,
+ * after everything hutch opens or allocates.  Unless the policy refuses
+ * the prlimit64 that sets them, which the loaded filter would refuse
+ * hutch too (or report as COMMAND's): then they come before the filter,
+ * and what hutch opens after it counts against them. */
+static bool limits_before_policy(const struct sandbox *sb)
+{
+	const struct plan *plan = sb->plan;
+	const char *source;
+
+	if (!sb->policy)
+		return false;
+	for (size_t i = 0; i < plan->n_rlimits; i++) {
+		const uint64_t args[6] = { 0, (uint64_t)plan->rlimits[i].resource, 1, 0, 0, 0 };
+
+		if (policy_refusal(sb->policy, SYS_prlimit64, args, &source) != 0)
+			return true;
+	}
+	return false;
+}
+
 int stage_policy(struct sandbox *sb)
 {
 	const struct plan *plan = sb->plan;
@@ -282,7 +304,9 @@ int stage_policy(struct sandbox *sb)
 		return stage_fail(sb, "restore", "signal mask");
 	if (sigaction(SIGCHLD, &sb->caller_chld, NULL) < 0)
 		return stage_fail(sb, "restore", "SIGCHLD disposition");
-	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
+	if (close_stray_fds(sb) < 0)
+		return -1;
+	if (limits_before_policy(sb) && limits_apply(sb) < 0)
 		return -1;
 	/* Before the filter: a strict policy refuses Landlock's calls. */
 	if (landlock_scope_apply(sb) < 0)
@@ -392,6 +416,7 @@ int stage_exec(struct sandbox *sb)
 	const struct plan *plan = sb->plan;
 	char *file = plan->argv[0];
 	char cwd[PATH_MAX];
+	char **argv;
 
 	wait_for_go(sb);
 	if (protocol_block(sb) < 0)
@@ -410,8 +435,13 @@ int stage_exec(struct sandbox *sb)
 	if (plan->mode == MODE_BWRAP && strcmp(file, PLAN_SELF_EXE) == 0)
 		command_env_set(sb, PLAN_REEXEC_ENV, "1");
 	environ = command_env(sb);
+	argv = command_argv(sb);
+	if (!limits_before_policy(sb) && limits_apply(sb) < 0)
+		return -1;
+	if (protocol_load_filters(sb) < 0)
+		return -1;
 	if (setup_log_mark_exec(sb) < 0)
 		_exit(failure_status(plan));
-	execvp(file, command_argv(sb));
+	execvp(file, argv);
 	return exec_failure(sb, file);
 }

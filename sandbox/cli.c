@@ -333,9 +333,12 @@ static error_t record_args_fd(struct record_ctx *ctx, const char *arg,
 		return EINVAL;
 	}
 	buf = read_args_fd((int)fd, &len);
-	/* Read: the fd is not COMMAND's (bwrap closes it). */
-	if (buf)
+	/* Read: the fd is not COMMAND's, and no later option's (bwrap
+	 * closes it). */
+	if (buf) {
 		(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		fds_read_by_args(ctx->plan, (int)fd);
+	}
 	if (!buf) {
 		snprintf(ctx->err, ctx->errlen, "Can't read --args data: %s",
 			 strerror(errno));

@@ -13,11 +13,14 @@
  * and $HOME the current directory is bound: what it holds, sockets
  * included, is what the sandbox gets. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cwd.h"
 #include "util.h"
@@ -152,4 +155,24 @@ const struct fs_op *cwd_covered_by(const struct plan *plan, size_t i)
 		if (makes_mount(plan->ops[j].kind) && path_within(plan->ops[i].dest, plan->ops[j].dest))
 			return &plan->ops[j];
 	return NULL;
+}
+
+int cwd_name(char *buf, size_t len, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (getcwd(buf, len))
+		return 0;
+	if (errno == ENOENT && stat(".", &st) == 0 && st.st_nlink == 0)
+		snprintf(err, errlen, "parse: current directory: it was deleted; "
+			 "cd into a directory that exists");
+	else if (errno == ENAMETOOLONG || errno == ERANGE)
+		snprintf(err, errlen, "parse: current directory: its path is longer than "
+			 "PATH_MAX (%d bytes); cd into a directory with a shorter path", PATH_MAX);
+	else if (errno == ENOENT)
+		snprintf(err, errlen, "parse: current directory: it is outside this "
+			 "process's root directory, so it has no path");
+	else
+		snprintf(err, errlen, "parse: current directory: %s", strerror(errno));
+	return -1;
 }

@@ -19,4 +19,9 @@ const struct fs_op *cwd_lands_on(const struct plan *plan, size_t i);
  * --tmpfs over the bound directory), or NULL. */
 const struct fs_op *cwd_covered_by(const struct plan *plan, size_t i);
 
+/* The current directory's path into BUF (LEN bytes, PATH_MAX at least),
+ * or -1 and one line in ERR saying why it has none: deleted, longer
+ * than PATH_MAX, or out of the process's root. */
+int cwd_name(char *buf, size_t len, char *err, size_t errlen);
+
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "util.h"
 
 bool fds_is_open(int fd)
 {
@@ -52,16 +53,35 @@ static void bwrap_text(const char *option, int fd, const char *dest, char *err,
 		snprintf(err, errlen, "--%s %d: %s", option, fd, ebadf);
 }
 
+/* bwrap closes an --args fd once it has read it: to every option after
+ * (and, since options are used after parsing, before) it is not open. */
+static bool read_by_args(const struct plan *plan, int fd)
+{
+	for (size_t i = 0; i < plan->n_args_fds; i++)
+		if (plan->args_fds[i] == fd)
+			return true;
+	return false;
+}
+
 int fds_check_open(const struct plan *plan, const char *option, int fd,
 		   const char *dest, char *err, size_t errlen)
 {
-	if (fds_is_open(fd))
+	bool read = read_by_args(plan, fd);
+
+	if (!read && fds_is_open(fd))
 		return 0;
 	if (plan->mode == MODE_BWRAP)
 		bwrap_text(option, fd, dest, err, errlen);
 	else
-		snprintf(err, errlen, "--%s %d: %s", option, fd, strerror(EBADF));
+		snprintf(err, errlen, "--%s %d: %s%s", option, fd, strerror(EBADF),
+			 read ? " (--args read it; once read it counts as closed, as in bwrap)" : "");
 	return -1;
+}
+
+void fds_read_by_args(struct plan *plan, int fd)
+{
+	plan->args_fds = xreallocarray(plan->args_fds, plan->n_args_fds + 1, sizeof(int));
+	plan->args_fds[plan->n_args_fds++] = fd;
 }
 
 static const char *op_option(const struct fs_op *op)

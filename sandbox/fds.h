@@ -12,6 +12,8 @@ bool fds_is_open(int fd);
  * options copying data name DEST, the option's second argument. */
 int fds_check_open(const struct plan *plan, const char *option, int fd,
 		   const char *dest, char *err, size_t errlen);
+/* --args has read FD: from then on it counts as closed (bwrap closes it). */
+void fds_read_by_args(struct plan *plan, int fd);
 
 typedef void (*fds_fn)(const char *option, int fd, void *arg);
 /* FN for each fd the plan names, but those COMMAND keeps (--pass-fd,

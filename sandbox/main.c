@@ -89,17 +89,36 @@ static void kill_sandbox(struct sandbox *sb)
 	waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED);
 }
 
-/* pid 1 ended, COMMAND never ran, and no stage said why: say it. */
+/* pid 1 ended, COMMAND never ran, and no stage said why: say it.  The
+ * timeout says it itself (timeout_message). */
 static void explain_early_end(struct sandbox *sb)
 {
 	struct run_state *rs = &sb->run;
 	char msg[160];
 
-	if (sb->plan->mode != MODE_HUTCH || rs->exec_seen || rs->log_len > 0 || rs->stuck)
+	if (sb->plan->mode != MODE_HUTCH || rs->exec_seen || rs->log_len > 0 || rs->stuck ||
+	    rs->timed_out)
 		return;
 	snprintf(msg, sizeof(msg), "run: the sandbox ended before COMMAND was executed (pid 1 %s %d)",
 		 rs->code == CLD_EXITED ? "exited with" : "was killed by signal", rs->status);
 	log_line(sb->plan->prog, msg);
+}
+
+/* The one line a timeout gets: what it stopped, COMMAND or the set-up
+ * that had not executed it yet. */
+static void timeout_message(const struct sandbox *sb)
+{
+	char msg[160];
+
+	if (!sb->run.timed_out || sb->plan->mode != MODE_HUTCH)
+		return;
+	if (sb->run.exec_seen)
+		snprintf(msg, sizeof(msg), "run: COMMAND stopped after the timeout of %gs",
+			 sb->plan->timeout);
+	else
+		snprintf(msg, sizeof(msg), "run: the timeout of %gs ended the sandbox before "
+			 "COMMAND was executed", sb->plan->timeout);
+	log_warning(sb->plan->prog, msg);
 }
 
 /* Every way out: the terminal restored, the cgroup gone. */
@@ -177,13 +196,7 @@ static int run(const struct plan *plan)
 	status_exited(&sb, status);
 	limits_release(&sb);
 	command_env_release(&sb);
-	if (sb.run.timed_out && plan->mode == MODE_HUTCH) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "run: COMMAND stopped after the timeout of %gs",
-			 plan->timeout);
-		log_warning(plan->prog, msg);
-	}
+	timeout_message(&sb);
 	return status;
 }
 

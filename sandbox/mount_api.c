@@ -39,6 +39,15 @@ int mount_set_attrs(int fd, unsigned long long set, bool recursive)
 			     &attr, sizeof(attr));
 }
 
+bool mount_is_root(int fd)
+{
+	struct statx sx;
+
+	return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) == 0 &&
+	       (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 /* A new file system context of TYPE whose source, in mountinfo, is its
  * type's name, as bwrap mounts them ("proc", "tmpfs"...), not "none". */
 int mount_open_fs(const char *type)
@@ -78,14 +87,35 @@ int mount_make_fs(const char *type, const char *const *opts, int nopts)
 	return mount_make_fs_attrs(type, opts, nopts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 }
 
+void mount_tmpfs_options(struct tmpfs_options *o, mode_t mode, unsigned long long size,
+			 const char *label)
+{
+	snprintf(o->mode, sizeof(o->mode), "%o", (unsigned)mode);
+	snprintf(o->size, sizeof(o->size), "%llu", size);
+	o->n = 0;
+	o->kv[o->n++] = "mode";
+	o->kv[o->n++] = o->mode;
+	if (size) {
+		o->kv[o->n++] = "size";
+		o->kv[o->n++] = o->size;
+	}
+	if (label) {
+		o->kv[o->n++] = "context";
+		o->kv[o->n++] = label;
+	}
+}
+
+int mount_make_labelled_tmpfs(mode_t mode, unsigned long long size, const char *label)
+{
+	struct tmpfs_options o;
+
+	mount_tmpfs_options(&o, mode, size, label);
+	return mount_make_fs("tmpfs", o.kv, o.n);
+}
+
 int mount_make_tmpfs(mode_t mode, unsigned long long size)
 {
-	char modebuf[16], sizebuf[32];
-	const char *opts[4] = { "mode", modebuf, "size", sizebuf };
-
-	snprintf(modebuf, sizeof(modebuf), "%o", (unsigned)mode);
-	snprintf(sizebuf, sizeof(sizebuf), "%llu", size);
-	return mount_make_fs("tmpfs", opts, size ? 4 : 2);
+	return mount_make_labelled_tmpfs(mode, size, NULL);
 }
 
 const char *mount_attach_point(void)

@@ -122,7 +122,7 @@ static int dev_console(struct mount_state *ms, const char *dev)
 int mount_dev_attach(struct mount_state *ms, struct fs_op *op)
 {
 	char path[PATH_MAX];
-	int fd = mount_make_tmpfs(0755, 0);
+	int fd = mount_make_labelled_tmpfs(0755, 0, ms->plan->file_label);
 	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
 	int r;
 

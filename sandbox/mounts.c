@@ -215,10 +215,11 @@ static int do_tmpfs(struct mount_state *ms, struct fs_op *op)
 {
 	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
 	int at = root_open_mount_point(ms, op->dest, true);
+	mode_t mode = op->has_perms ? op->perms : 0755;
 
 	if (at < 0)
 		return -1;
-	return root_attach_new(ms, at, mount_make_tmpfs(op->has_perms ? op->perms : 0755, op->size),
+	return root_attach_new(ms, at, mount_make_labelled_tmpfs(mode, op->size, ms->plan->file_label),
 			  op->dest, "new tmpfs for", &mt);
 }
 
@@ -398,6 +399,16 @@ static int remount_parents(struct mount_state *ms, const char *dest)
 	return 0;
 }
 
+/* --remount-ro of a directory that is no mount: bwrap looks for it in
+ * the mount table and does not find it. */
+static int not_a_mount(struct mount_state *ms, const char *dest)
+{
+	if (ms->bwrap)
+		return mount_op_error(ms, "", dest, BW_REMOUNT_RO_NOT_MOUNT, dest, NULL);
+	snprintf(ms->err, ms->errlen, "mounts: --remount-ro %s: not a mount point", dest);
+	return -1;
+}
+
 static int do_remount_ro(struct mount_state *ms, struct fs_op *op)
 {
 	int fd, r;
@@ -408,6 +419,10 @@ static int do_remount_ro(struct mount_state *ms, struct fs_op *op)
 	if (fd < 0)
 		return mount_op_error(ms, "remount read-only", op->dest, BW_REMOUNT_RO_MISSING,
 				op->dest, NULL);
+	if (!mount_is_root(fd)) {
+		close(fd);
+		return not_a_mount(ms, op->dest);
+	}
 	r = mount_set_attrs(fd, MOUNT_ATTR_RDONLY, false);
 	close(fd);
 	return r < 0 ? mount_op_error(ms, "remount read-only", op->dest, BW_REMOUNT_RO, op->dest,

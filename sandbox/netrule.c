@@ -157,8 +157,20 @@ static int parse_port(const char *s, int *port)
 	return 0;
 }
 
-/* Split TEXT into HOST and PORT text: "[v6]:port", "[v6]", "host:port",
- * "host", and a bare IPv6 address or CIDR (more than one colon). */
+/* "[v6]/N...": the prefix into the brackets, "[v6/N]...", in place.
+ * CLOSE is the ']'; returns where it is now. */
+static char *prefix_into_brackets(char *close)
+{
+	size_t n = strcspn(close + 1, ":");
+
+	memmove(close, close + 1, n);
+	close[n] = ']';
+	return close + n;
+}
+
+/* Split TEXT into HOST and PORT text: "[v6]:port", "[v6]", "[v6/N]:port"
+ * (or "[v6]/N:port"), "host:port", "host", and a bare IPv6 address or
+ * CIDR (more than one colon). */
 static int split_host_port(char *text, char **host, char **port)
 {
 	char *colon;
@@ -167,6 +179,8 @@ static int split_host_port(char *text, char **host, char **port)
 	if (text[0] == '[') {
 		char *close = strchr(text, ']');
 
+		if (close && close[1] == '/')
+			close = prefix_into_brackets(close);
 		if (!close || (close[1] && close[1] != ':'))
 			return -1;
 		*close = '\0';
@@ -223,7 +237,8 @@ static int parse_host(char *host, bool bracketed, struct net_rule *rule, char *e
 
 	lowercase(host);
 	len = strlen(host);
-	if (len > 1 && host[len - 1] == '.')
+	/* A final dot is the root's ("example.com."); "*." has none of its own. */
+	if (len > 1 && host[len - 1] == '.' && strcmp(host, "*.") != 0)
 		host[--len] = '\0';
 	if (bracketed || strchr(host, '/') || strchr(host, ':'))
 		return parse_cidr(host, rule, err, errlen);
@@ -234,6 +249,8 @@ static int parse_host(char *host, bool bracketed, struct net_rule *rule, char *e
 		rule->name = xstrdup("");
 		return 0;
 	}
+	if (strcmp(host, "*.") == 0)
+		return rule_fail(err, errlen, "no domain after \"*.\": *.example.com, or * for any name");
 	if (strncmp(host, "*.", 2) == 0) {
 		if (!net_name_valid(host + 2))
 			return rule_fail(err, errlen, "not a DNS name after \"*.\"");
@@ -259,7 +276,8 @@ int net_rule_parse(const char *text, const char *origin, struct net_rule *rule,
 	rule->port = NET_DEFAULT_PORT;
 	r = split_host_port(copy, &host, &port);
 	if (r < 0)
-		r = rule_fail(err, errlen, "an IPv6 address must stand in brackets: [ADDR]:PORT");
+		r = rule_fail(err, errlen, "an IPv6 address must stand in brackets: [ADDR]:PORT, "
+			      "[ADDR/N]:PORT or [ADDR]/N:PORT");
 	if (r == 0 && port && parse_port(port, &rule->port) < 0)
 		r = rule_fail(err, errlen, "the port is not a number from 1 to 65535 or *");
 	if (r == 0 && !*host)

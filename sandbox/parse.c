@@ -174,8 +174,7 @@ static int resolve_cwd_binds(struct plan *plan, char **envp, char *err, size_t e
 
 		if (!(op->flags & FS_CWD))
 			continue;
-		if (!getcwd(cwd, sizeof(cwd))) {
-			snprintf(err, errlen, "parse: current directory: cannot be named");
+		if (cwd_name(cwd, sizeof(cwd), err, errlen) < 0) {
 			r = -1;
 			break;
 		}

@@ -145,6 +145,7 @@ void plan_free(struct plan *plan)
 	free(plan->argv0);
 	free(plan->seccomp_policy);
 	free(plan->pass_fds);
+	free(plan->args_fds);
 	free_strv(plan->lock_files, plan->n_lock_files);
 	free(plan->seccomp_fds);
 	free(plan->exec_label);

@@ -138,6 +138,8 @@ struct plan {
 	bool caps_given;	/* any --cap-add or --cap-drop */
 	int *pass_fds;		/* fds COMMAND keeps besides 0, 1, 2 */
 	size_t n_pass_fds;
+	int *args_fds;		/* fds --args read: closed, as bwrap closes them */
+	size_t n_args_fds;
 	int listen_fds;		/* --listen-fds: how many, from 3 on */
 
 	/* supervision */

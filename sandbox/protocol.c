@@ -258,12 +258,25 @@ static int load_filter(struct sandbox *sb, const struct extra_filter *f)
 	return stage_fail_bwrap(sb, BW_SECCOMP_LOAD, NULL);
 }
 
+/* --file-label: the files set-up creates get LABEL, as bwrap's
+ * setfscreatecon gives them (its tmpfs mounts get it as their context,
+ * mount_api.c).  Written while /proc is still the host's; execve resets
+ * it. */
+int protocol_set_file_label(struct sandbox *sb)
+{
+	const char *label = sb->plan->file_label;
+
+	if (label && write_file_at(AT_FDCWD, "/proc/thread-self/attr/fscreate", label) < 0)
+		return stage_fail_as(sb, "file label", label, BW_FILE_LABEL, NULL);
+	return 0;
+}
+
 static int set_exec_label(struct sandbox *sb)
 {
 	const char *label = sb->plan->exec_label;
 
 	if (label && write_file_at(AT_FDCWD, "/proc/thread-self/attr/exec", label) < 0)
-		return stage_fail(sb, "exec label", label);
+		return stage_fail_as(sb, "exec label", label, BW_EXEC_LABEL, sb->plan->argv[0]);
 	return 0;
 }
 
@@ -289,6 +302,14 @@ int protocol_before_exec(struct sandbox *sb)
 {
 	if (assert_userns_disabled(sb) < 0 || set_exec_label(sb) < 0)
 		return -1;
+	return 0;
+}
+
+/* The caller's programs come last, as in bwrap ("so that filters don't
+ * need to handle anything above"): after --block-fd and COMMAND's
+ * limits, which hutch itself sets with a call they may refuse. */
+int protocol_load_filters(struct sandbox *sb)
+{
 	for (int i = 0; i < sb->n_filters; i++)
 		if (load_filter(sb, &sb->filters[i]) < 0)
 			return -1;

@@ -26,6 +26,8 @@ int protocol_take_locks(struct sandbox *sb);		/* pid 1, after set-up */
 void protocol_hide_fds(struct sandbox *sb);		/* COMMAND, before execve */
 int protocol_before_exec(struct sandbox *sb);		/* COMMAND, after the policy */
 int protocol_block(struct sandbox *sb);			/* COMMAND, just before execve */
+int protocol_load_filters(struct sandbox *sb);		/* COMMAND, last before execve */
+int protocol_set_file_label(struct sandbox *sb);	/* pid 1, before the mounts */
 void protocol_release(struct sandbox *sb);
 
 #endif

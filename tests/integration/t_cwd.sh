@@ -211,3 +211,23 @@ check_covered_cwd_starts_in_root() {
 	assert_eq "$T/work/proj/sub" "$(from "$T/work/proj/sub" "$H" pwd 2>&1)" "uncovered: the directory itself"
 }
 test_cwd_covered_starts_in_root() { for_each_caller check_covered_cwd_starts_in_root; }
+
+# A current directory that has no path (issue 26): the line says why,
+# deleted or longer than PATH_MAX, not only that it "cannot be named".
+check_cwd_without_a_path() {
+	local err rc=0 long
+	mkdir -p "$T/work/nopath" && chmod 0777 "$T/work/nopath"
+	err=$($AS sh -c 'mkdir "$1/gone" && cd "$1/gone" && rmdir "$1/gone" && exec "$2" true' \
+		sh "$T/work/nopath" "$H" 2>&1) || rc=$?
+	assert_eq 125 "$rc" "deleted: exit status"
+	assert_eq "hutch: parse: current directory: it was deleted; cd into a directory that exists" \
+		"$err" "deleted: the line"
+	rc=0
+	long=$(printf 'd%.0s' $(seq 1 200))
+	err=$($AS bash -c 'cd "$1" && for i in $(seq 1 22); do mkdir -p "$2" && cd "$2" || exit 9; done
+		exec "$3" true' bash "$T/work/nopath" "$long" "$H" 2>&1) || rc=$?
+	assert_eq 125 "$rc" "too long: exit status"
+	assert_eq "hutch: parse: current directory: its path is longer than PATH_MAX (4096 bytes); cd into a directory with a shorter path" \
+		"$err" "too long: the line"
+}
+test_cwd_without_a_path_says_why() { for_each_caller check_cwd_without_a_path; }

@@ -259,3 +259,23 @@ check_explain() {
 	assert_match "^  cpu 0.5 of one CPU: cgroup v2 cpu.max \"50000 100000\"" "$out" "cpu"
 }
 test_explain_limits() { for_each_caller check_explain; }
+
+# Issue 26: --rlimit limits COMMAND, never hutch's set-up.  nofile=8 left
+# hutch's seccomp listener no fd (exit 125), where `prlimit --nofile=8
+# bwrap ...` gives COMMAND its 8; nproc=1 kept --assert-userns-disabled's
+# probe from forking (the host's root is exempt from RLIMIT_NPROC).
+check_rlimit_not_setup() {
+	local out
+	out=$($AS "$H" --rlimit nofile=8 sh -c 'echo $(ulimit -n) $(ulimit -Hn)' 2>"$T/err") ||
+		fail "--rlimit nofile=8: $(said)"
+	assert_eq "8 8" "$out" "COMMAND's nofile"
+	out=$($AS "$H" --seccomp-policy strict --rlimit nofile=4 \
+		/bin/cat /proc/self/limits 2>"$T/err") || fail "strict, nofile=4: $(said)"
+	assert_match "Max open files +4 +4 " "$out" "COMMAND's nofile under the strict policy"
+	$AS "$H" --disable-userns --assert-userns-disabled --rlimit nproc=1 true 2>"$T/err" ||
+		fail "--rlimit nproc=1 with --assert-userns-disabled: $(said)"
+	mkdir -p "$T/work/rep" && chmod 0777 "$T/work/rep"
+	$AS "$H" --report "$T/work/rep/$AS" --rlimit nofile=5 true 2>"$T/err" ||
+		fail "--report, nofile=5: $(said)"
+}
+test_rlimit_limits_command_not_setup() { for_each_caller check_rlimit_not_setup; }

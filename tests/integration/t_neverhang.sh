@@ -448,6 +448,19 @@ check_timeout() {
 }
 test_timeout_status() { for_each_caller check_timeout; }
 
+# A timeout before COMMAND is executed (issue 26; set-up waits on a
+# --block-fd that stays empty): one line, the true one, and 124, not also
+# "the sandbox ended before COMMAND was executed".
+check_timeout_during_setup() {
+	local rc=0
+	sleep 1 | $AS sh -c 'exec "$@" 3<&0' sh "$H" $BASE --timeout 0.2 --block-fd 3 true \
+		2>"$T/err" || rc=$?
+	assert_eq 124 "$rc" "--timeout 0.2 ($(cat "$T/err"))"
+	assert_eq "hutch: run: the timeout of 0.2s ended the sandbox before COMMAND was executed" \
+		"$(cat "$T/err")" "the one line"
+}
+test_timeout_during_setup_one_line() { for_each_caller check_timeout_during_setup; }
+
 # SIGTERM to hutch reaches COMMAND, which notes it and carries on; after
 # --kill-after, teardown kills it: 128 + SIGKILL.
 check_kill_after() {

@@ -70,6 +70,10 @@ START_TEST(rule_names_and_ports)
 	parse_bad("*..", "after");
 	parse_bad("a..b", "not a DNS name");
 	parse_bad("foo*.com", "not a DNS name");
+	/* "*." is no wildcard of every name (its dot is not the root's). */
+	parse_bad("*.:8080", "no domain after");
+	parse_bad("*.", "no domain after");
+	parse_bad("*.*", "after");
 }
 END_TEST
 
@@ -95,6 +99,19 @@ START_TEST(rule_addresses)
 	ck_assert_int_eq(rule.prefix, 48);
 	ck_assert_int_eq(rule.port, NET_ANY_PORT);
 	done();
+	/* The prefix outside the brackets is the same block. */
+	parse_ok("[::]/0:8080");
+	ck_assert_int_eq(rule.addr.family, AF_INET6);
+	ck_assert_int_eq(rule.prefix, 0);
+	ck_assert_int_eq(rule.port, 8080);
+	ck_assert_str_eq(rule.text, "[::]/0:8080");
+	done();
+	parse_ok("[2001:db8::]/32");
+	ck_assert_int_eq(rule.prefix, 32);
+	ck_assert_int_eq(rule.port, 443);
+	done();
+	parse_bad("[2001:db8::]/129:80", "prefix");
+	parse_bad("[2001:db8::]x:80", "[ADDR/N]:PORT");
 	parse_ok("10.0.0.0/8:*");
 	ck_assert_int_eq(rule.prefix, 8);
 	done();
