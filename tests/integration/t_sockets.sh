@@ -346,3 +346,40 @@ check_address_race() {
 	assert_match "^ECONNREFUSED ok " "$out" "the connects: both addresses were tried"
 }
 test_sockets_address_read_once() { for_each_caller check_address_race; }
+
+# The supervisor never waits on a connect: blocking TCP connects that the
+# kernel keeps in progress (a listener whose backlog is full drops their
+# SYNs) stay with hutch while another thread's connect is answered at
+# once; --timeout then ends the run on time.
+PENDING='import socket, threading, time
+t = socket.socket()
+t.bind(("127.0.0.1", 0))
+t.listen(0)
+def hang():
+    try:
+        socket.create_connection(t.getsockname())
+    except OSError:
+        pass
+for i in range(6):
+    threading.Thread(target=hang, daemon=True).start()
+time.sleep(0.5)
+own = socket.socket(socket.AF_UNIX)
+own.bind("/tmp/own")
+own.listen(1)
+start = time.monotonic()
+c = socket.socket(socket.AF_UNIX)
+c.connect("/tmp/own")
+print("answered in %.1fs" % (time.monotonic() - start), flush=True)
+time.sleep(60)'
+
+check_pending() {
+	local out rc=0 start end
+	places
+	start=$(date +%s)
+	out=$(from "$PROJ" timeout 20 "$H" --timeout 2 python3 -c "$PENDING" 2>&1) || rc=$?
+	end=$(date +%s)
+	assert_eq 124 "$rc" "the exit status: --timeout"
+	assert_match "^answered in 0\.[0-9]s" "$out" "the connect beside the pending ones"
+	[ $((end - start)) -lt 12 ] || fail "took $((end - start))s"
+}
+test_sockets_pending_connects_never_block() { for_each_caller check_pending; }
