@@ -4,7 +4,10 @@
  * with everything else, answers each refusal with the policy's errno, and
  * writes one JSON line per refusal to --report FILE or --report-fd FD, at
  * most RATE a second (the rest are counted).  At exit, one line on stderr
- * says how many actions were refused. */
+ * says how many actions were refused.  The connect broker's calls, which
+ * the filter notifies whatever the policy says, go to connect_broker.c
+ * once the policy allows them; its refusals are reported like the
+ * policy's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
