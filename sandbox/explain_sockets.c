@@ -2,13 +2,31 @@
  * broker (connect_broker.c) will decide.  Reads the plan's policy and
  * stats the bind sources; creates nothing. */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "explain_sockets.h"
 #include "policy.h"
 #include "seccomp_policy.h"
+
+/* Do the filters that carry the broker build (policy.c falls back to
+ * the plain filter, without reports or broker, where they do not)? */
+static bool variants_build(const struct seccomp_policy *pol)
+{
+	struct sock_filter *prog = NULL;
+	size_t n;
+	char err[256];
+	bool ok = seccomp_policy_export(pol, SECCOMP_NOTIFY, &prog, &n, err, sizeof(err)) == 0;
+
+	free(prog);
+	prog = NULL;
+	ok = ok && seccomp_policy_export(pol, SECCOMP_LATE, &prog, &n, err, sizeof(err)) == 0;
+	free(prog);
+	return ok;
+}
 
 /* Why nothing mediates connect(), or NULL when the broker does. */
 static const char *unmediated(const struct plan *plan)
@@ -24,6 +42,9 @@ static const char *unmediated(const struct plan *plan)
 		why = "not mediated: no seccomp filter, so every socket in the sandbox's view is reachable";
 	else if (seccomp_policy_refuses(pol, "connect"))
 		why = "none: the seccomp policy refuses connect()";
+	else if (!variants_build(pol))
+		why = "not mediated: libseccomp cannot build this policy's notifying filters, so "
+		      "the plain one runs and every socket in the sandbox's view is reachable";
 	seccomp_policy_free(pol);
 	return why;
 }
