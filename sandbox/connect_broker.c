@@ -67,6 +67,7 @@
 
 #define MAX_PENDING 8		/* TCP connects in progress at once */
 #define MAX_BOUND 64		/* sockets bound by name that are remembered */
+#define MAX_PRIVATE 16		/* devices found to be the sandbox's own tmpfs */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL	/* Linux 6.9 */
 #endif
@@ -88,6 +89,11 @@ struct connect_broker {
 	struct bound_socket bound[MAX_BOUND];
 	size_t n_bound;
 	struct pending pending[MAX_PENDING];
+	/* Found on no mount of the supervisor's: a tmpfs the sandbox
+	 * mounted.  Its device number stays its own while the sandbox
+	 * holds it, so the finding holds for the run. */
+	dev_t private_devs[MAX_PRIVATE];
+	size_t n_private;
 	char reason[PATH_MAX + 128];	/* the last refusal's, for reports */
 };
 
@@ -254,16 +260,29 @@ static bool bound_by_name(const struct connect_broker *b, const struct stat *st)
 	return false;
 }
 
+/* Is DEV a tmpfs of the sandbox's own, found so before or now? */
+static bool private_device(struct connect_broker *b, dev_t dev)
+{
+	for (size_t i = 0; i < b->n_private; i++)
+		if (b->private_devs[i] == dev)
+			return true;
+	if (host_device(dev))
+		return false;
+	if (b->n_private < MAX_PRIVATE)
+		b->private_devs[b->n_private++] = dev;
+	return true;
+}
+
 /* May the sandbox connect to the socket FD (O_PATH)?  A tmpfs of its
  * own holds only what it made; every other filesystem (the host's, an
  * overlay of the host's) may hold a live socket of a server outside. */
-static bool socket_allowed(const struct connect_broker *b, int fd, const struct stat *st)
+static bool socket_allowed(struct connect_broker *b, int fd, const struct stat *st)
 {
 	struct statfs sfs;
 
 	if (bound_by_name(b, st))
 		return true;
-	return fstatfs(fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC && !host_device(st->st_dev);
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC && private_device(b, st->st_dev);
 }
 
 /* PATH as the target names it, absolute in its root: a relative one
