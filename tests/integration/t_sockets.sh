@@ -137,8 +137,9 @@ check_starting_places() {
 test_sockets_no_host_socket_from_any_start() { for_each_caller check_starting_places; }
 
 # The broker alone, with no starting-directory guard in the way: each
-# place bound by hand, read-only, as a directory; none of its sockets is
-# reached.  The control: each socket bound by name is.
+# place bound by hand, read-only, as a directory, COMMAND started in
+# each; none of its sockets is reached, by absolute or relative name.
+# The control: each socket bound by name is.
 check_bound_directories() {
 	local out bound="" named=""
 	places
@@ -148,9 +149,13 @@ check_bound_directories() {
 	done
 	start_listeners stream $SOCKS
 	out=$(run_in "$T/work" $bound --report "$HOME_DIR/report" python3 -c "$CONNECT" $SOCKS)
+	# From inside: COMMAND starts in the tmux directory; it and a child
+	# started in each other place connect by relative name.
+	out="$out; $(run_in "$T/work" $bound --chdir "$TMUX_DIR" sh -c 'for s; do
+		(cd "${s%/*}" && python3 -c "$0" "./${s##*/}"); done' "$CONNECT" $SOCKS)"
 	stop_listeners
-	assert_match "^ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED hutch: 4 actions refused" \
-		"$out" "the places bound as directories"
+	assert_match "^ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED hutch: 4 actions refused.*; ECONNREFUSED ECONNREFUSED ECONNREFUSED ECONNREFUSED hutch: 4 actions refused" \
+		"$out" "the places bound as directories, from outside them and from inside"
 	assert_eq 0 "$TAKEN" "connections taken"
 	assert_match "\"syscall\":\"connect\".*\"errno\":\"ECONNREFUSED\",\"rule\":\"connect broker: $TMUX_SOCK is a socket outside the sandbox" \
 		"$(head -n 1 "$HOME_DIR/report")" "the report line"
