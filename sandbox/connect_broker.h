@@ -25,7 +25,8 @@ int connect_broker_prepare(struct sandbox *sb);
 bool connect_broker_answer(struct sandbox *sb, int listener,
 			   const struct seccomp_notif *req, int *errnum,
 			   const char **source);
-/* Supervisor, after the run: drop the connections still in progress. */
+/* Supervisor, after the run or once the listener is gone: drop the
+ * connections still in progress; later calls find no broker. */
 void connect_broker_finish(struct sandbox *sb);
 
 #endif

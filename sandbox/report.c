@@ -468,6 +468,9 @@ static void stop_listening(struct sandbox *sb)
 	struct report_state *r = sb->report;
 
 	supervise_remove_source(sb, r->listener);
+	/* No call waits any more: the broker's connects in progress go, and
+	 * with them its copy of the listener's number. */
+	connect_broker_finish(sb);
 	close(r->listener);
 	r->listener = -1;
 }
