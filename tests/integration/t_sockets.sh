@@ -55,9 +55,11 @@ for path in sys.argv[1:]:
 print(" ".join(out))'
 
 # places: for $AS, the places and their sockets.  TMUX_DIR is the real
-# /tmp/tmux-UID (made if missing, then removed); the rest are scratch.
+# /tmp/tmux-UID (made if missing, then removed: by the next places, or at
+# exit); the rest are scratch.
 places() {
 	local uid=0 tag=hutch-sock-$$-$RANDOM
+	[ -z "${TMUX_DIR:-}" ] || unplace
 	[ "$AS" = as_user ] && uid=$NOBODY
 	HOME_DIR=$T/home.$uid XDG_DIR=$T/xdg.$uid PROJ=$T/work/proj.$uid
 	TMUX_DIR=/tmp/tmux-$uid MADE_TMUX=""
@@ -74,6 +76,7 @@ places() {
 unplace() {
 	rm -f "$TMUX_SOCK"
 	[ -z "$MADE_TMUX" ] || rm -rf "$TMUX_DIR"
+	TMUX_DIR="" MADE_TMUX=""
 }
 
 # start_listeners TYPE PATH...
