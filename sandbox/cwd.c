@@ -25,18 +25,30 @@
 #include "cwd.h"
 #include "util.h"
 
+enum place_base { ABSOLUTE, XDG_RUNTIME, IN_HOME, PER_UID };
+
 struct socket_place {
-	const char *path;	/* NULL: $XDG_RUNTIME_DIR */
+	enum place_base base;
+	const char *path;	/* IN_HOME: relative to $HOME; PER_UID: the uid follows */
 	bool runtime;		/* nothing but running programs' state inside */
 	const char *holds;
 };
 
+/* Defence in depth: the connect broker (connect_broker.c) keeps COMMAND
+ * from connecting to a socket of the host wherever it starts; these
+ * places are refused as starting directories too, and with them the
+ * directories inside the runtime ones, where a program keeps its sockets
+ * (tmux, gpg-agent, ssh-agent). */
 static const struct socket_place socket_places[] = {
-	{ "/tmp", false, "the sockets of programs outside the sandbox (tmux, X11, ssh-agent)" },
-	{ "/var/tmp", false, "the sockets and files of programs outside the sandbox" },
-	{ "/dev/shm", true, "the shared memory and sockets of programs outside the sandbox" },
-	{ NULL, true, "the sockets of your session (D-Bus, Wayland, ssh-agent)" },
-	{ "/run", true, "the sockets of the system's services (D-Bus, docker.sock)" },
+	{ ABSOLUTE, "/tmp", false, "the sockets of programs outside the sandbox (tmux, X11, ssh-agent)" },
+	{ ABSOLUTE, "/var/tmp", false, "the sockets and files of programs outside the sandbox" },
+	{ ABSOLUTE, "/dev/shm", true, "the shared memory and sockets of programs outside the sandbox" },
+	{ XDG_RUNTIME, NULL, true, "the sockets of your session (D-Bus, Wayland, ssh-agent)" },
+	{ ABSOLUTE, "/run", true, "the sockets of the system's services (D-Bus, docker.sock)" },
+	{ PER_UID, "/tmp/tmux-", true, "the sockets of your tmux servers" },
+	{ ABSOLUTE, "/tmp/.X11-unix", true, "the sockets of the X servers" },
+	{ IN_HOME, ".gnupg", true, "the sockets of gpg-agent" },
+	{ IN_HOME, ".ssh", true, "your keys and the sockets of ssh's shared connections" },
 };
 
 /* How DIR stands to PLACE: "is", "holds", "is inside", or NULL. */
@@ -80,20 +92,41 @@ static int check_place(const char *cwd, const struct socket_place *p, const char
 			 "parse: current directory %s: %s %s%s, which holds %s: bound, even "
 			 "read-only, they let COMMAND connect() to those programs; run from a "
 			 "project directory, or use --profile none and bind what COMMAND needs", cwd, rel,
-			 p->path ? "" : "your runtime directory ", place, p->holds);
+			 p->base == XDG_RUNTIME ? "your runtime directory " : "", place, p->holds);
 		r = -1;
 	}
 	free(real);
 	return r;
 }
 
-static int check_sockets(const char *cwd, char *const *envp, char *err, size_t errlen)
+/* Where place P is for this caller, in BUF; NULL when it has none. */
+static const char *place_path(const struct socket_place *p, const struct plan *plan,
+			      const char *home, char *const *envp, char *buf, size_t len)
 {
-	const char *xdg = env_value(envp, "XDG_RUNTIME_DIR");
+	switch (p->base) {
+	case XDG_RUNTIME:
+		return env_value(envp, "XDG_RUNTIME_DIR");
+	case IN_HOME:
+		if (!home || home[0] != '/')
+			return NULL;
+		snprintf(buf, len, "%s/%s", home, p->path);
+		return buf;
+	case PER_UID:
+		snprintf(buf, len, "%s%u", p->path, (unsigned)plan->caller_uid);
+		return buf;
+	default:
+		return p->path;
+	}
+}
+
+static int check_sockets(const struct plan *plan, const char *cwd, const char *home,
+			 char *const *envp, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(socket_places) / sizeof(socket_places[0]); i++) {
 		const struct socket_place *p = &socket_places[i];
-		const char *path = p->path ? p->path : xdg;
+		const char *path = place_path(p, plan, home, envp, buf, sizeof(buf));
 
 		if (path && path[0] == '/' && check_place(cwd, p, path, err, errlen) < 0)
 			return -1;
@@ -134,7 +167,8 @@ static int check_covered(const struct plan *plan, size_t i, const char *cwd, cha
 int cwd_check(const struct plan *plan, size_t i, const char *cwd, const char *home,
 	      char *const *envp, char *err, size_t errlen)
 {
-	if (check_home(cwd, home, err, errlen) < 0 || check_sockets(cwd, envp, err, errlen) < 0)
+	if (check_home(cwd, home, err, errlen) < 0 ||
+	    check_sockets(plan, cwd, home, envp, err, errlen) < 0)
 		return -1;
 	return check_covered(plan, i, cwd, err, errlen);
 }

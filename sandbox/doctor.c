@@ -516,8 +516,9 @@ static void landlock_scoping(struct doctor *d, struct finding *f)
 		    "unix sockets and signals", d->landlock_abi);
 	else
 		say(f, LVL_WARN, "Linux 6.12 or later (Landlock ABI 6)",
-		    "ABI %d: the fallback works, but with --share-net abstract unix sockets (X11, "
-		    "D-Bus) and signals outside stay reachable", d->landlock_abi);
+		    "ABI %d: the fallback works, but with --share-net signals outside, and "
+		    "abstract unix sockets (X11, D-Bus) where no connect broker runs (the "
+		    "fallback, --seccomp-policy none), stay reachable", d->landlock_abi);
 }
 
 static void check_landlock(struct doctor *d, struct finding *f)

@@ -7,6 +7,7 @@
 #include "resource_limits.h"
 #include "cwd.h"
 #include "explain.h"
+#include "explain_sockets.h"
 #include "json.h"
 #include "landlock.h"
 #include "netrule.h"
@@ -132,7 +133,11 @@ static void explain_seccomp(const struct plan *plan, FILE *out)
 
 static void explain_policy(const struct plan *plan, FILE *out)
 {
+	char sockets[4096];
+
 	explain_seccomp(plan, out);
+	explain_unix_sockets(plan, sockets, sizeof(sockets));
+	fprintf(out, "unix sockets: %s\n", sockets);
 	fprintf(out, "capabilities: none");
 	for (int cap = 0; cap < 64; cap++)
 		if (plan->caps_add & (1ULL << cap))
@@ -423,6 +428,11 @@ static void json_syscall_rules(const struct plan *plan, struct json_writer *w)
 
 static void json_policy(const struct plan *plan, struct json_writer *w)
 {
+	char sockets[4096];
+
+	explain_unix_sockets(plan, sockets, sizeof(sockets));
+	json_key(w, "unix-sockets");
+	json_string(w, sockets);
 	json_key(w, "seccomp-policy");
 	json_string(w, plan->seccomp_policy ? plan->seccomp_policy : "none");
 	json_seccomp(plan, w);

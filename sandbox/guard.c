@@ -1,9 +1,9 @@
 /* The persistence guard: whatever profiles and options say, no plan may
  * make writable, inside the sandbox, what runs or configures things
- * outside it later: hutch's own configuration, its own binary, or the
- * shell start-up files in $HOME.  A sandboxed program that could write
- * those would plant code that runs unsandboxed at the next login or the
- * next launch. */
+ * outside it later: hutch's own configuration, its own binary, or what a
+ * shell, the session or a daily tool runs from $HOME (the table below).
+ * A sandboxed program that could write those would plant code that runs
+ * unsandboxed at the next login or the next launch. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdbool.h>
@@ -15,17 +15,82 @@
 #include "guard.h"
 #include "util.h"
 
-/* Relative to $HOME. */
-static const char *const home_files[] = {
-	".config/hutch", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
-	".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-	".cshrc", ".tcshrc", ".login", ".kshrc", ".mkshrc", ".config/fish",
-	".xprofile", ".xsessionrc", ".xinitrc", ".pam_environment",
-	".config/autostart", ".config/systemd/user", ".config/environment.d",
-	".ssh",
+/* What the guard protects: one row each, with the reason.  HOME rows are
+ * relative to $HOME; the rest are absolute.  Derived from what runs
+ * without being asked: a login or interactive shell, the desktop session
+ * and the user's service manager at login, and the tools a user runs
+ * every day that take commands from a configuration file or a directory
+ * on PATH. */
+struct protected_path {
+	bool in_home;
+	const char *path;
+	const char *why;
 };
 
-static const char *const system_paths[] = { "/etc/hutch" };
+static const struct protected_path protected_paths[] = {
+	{ false, "/etc/hutch", "hutch's configuration: it decides the next sandbox" },
+	{ true, ".config/hutch", "hutch's configuration: it decides the next sandbox" },
+	{ true, ".bashrc", "bash runs it in every interactive shell" },
+	{ true, ".bash_aliases", "Debian's .bashrc runs it" },
+	{ true, ".bash_profile", "bash runs it at login" },
+	{ true, ".bash_login", "bash runs it at login" },
+	{ true, ".bash_logout", "bash runs it at logout" },
+	{ true, ".profile", "sh and bash run it at login; Debian's puts ~/bin and ~/.local/bin on PATH" },
+	{ true, ".zshrc", "zsh runs it in every interactive shell" },
+	{ true, ".zshenv", "zsh runs it in every shell" },
+	{ true, ".zprofile", "zsh runs it at login" },
+	{ true, ".zlogin", "zsh runs it at login" },
+	{ true, ".zlogout", "zsh runs it at logout" },
+	{ true, ".cshrc", "csh and tcsh run it in every shell" },
+	{ true, ".tcshrc", "tcsh runs it in every shell" },
+	{ true, ".login", "csh and tcsh run it at login" },
+	{ true, ".kshrc", "ksh runs it in every interactive shell" },
+	{ true, ".mkshrc", "mksh runs it in every interactive shell" },
+	{ true, ".config/fish", "fish runs its files in every shell" },
+	{ true, ".inputrc", "readline's key bindings type commands into your shell" },
+	{ true, "bin", "on PATH through Debian's ~/.profile: its programs run in place of the system's" },
+	{ true, ".local/bin", "on PATH through Debian's ~/.profile: its programs run in place of the system's" },
+	{ true, ".local/lib", "Python runs the .pth files of the user site-packages at every start" },
+	{ true, ".xprofile", "the display manager runs it at login" },
+	{ true, ".xsessionrc", "the X session runs it at login" },
+	{ true, ".xsession", "the X session runs it at login" },
+	{ true, ".xinitrc", "startx runs it" },
+	{ true, ".pam_environment", "PAM sets its variables (LD_PRELOAD) at login" },
+	{ true, ".config/environment.d", "the user's service manager sets its variables" },
+	{ true, ".config/autostart", "the desktop session runs its entries at login" },
+	{ true, ".config/systemd/user", "the user's service manager runs its units" },
+	{ true, ".local/share/systemd/user", "the user's service manager runs its units" },
+	{ true, ".local/share/applications", "desktop entries: their Exec= runs when a file or an application is opened" },
+	{ true, ".local/share/dbus-1/services", "the session bus starts their Exec= on demand" },
+	{ true, ".ssh", "authorized_keys lets others in; config runs ProxyCommand and LocalCommand; rc runs at login" },
+	{ true, ".gnupg", "gpg-agent.conf names the pinentry program gpg runs" },
+	{ true, ".gitconfig", "git runs core.fsmonitor, core.pager, hooks and aliases from it" },
+	{ true, ".config/git", "git's XDG configuration: the same as ~/.gitconfig" },
+	{ true, ".hgrc", "Mercurial runs its hooks" },
+	{ true, ".docker/config.json", "docker runs its credential helpers" },
+	{ true, ".docker/cli-plugins", "docker runs its programs as subcommands" },
+	{ true, ".npmrc", "npm runs node-options and script-shell from it" },
+	{ true, ".yarnrc", "yarn runs its yarn-path" },
+	{ true, ".yarnrc.yml", "yarn runs its yarnPath" },
+	{ true, ".cargo/config.toml", "cargo runs its rustc-wrapper and runners" },
+	{ true, ".cargo/config", "cargo runs its rustc-wrapper and runners" },
+	{ true, ".cargo/bin", "on PATH through rustup's ~/.profile line" },
+	{ true, ".config/pip", "pip installs from the index it names, and runs what it installs" },
+	{ true, ".pip", "pip installs from the index it names, and runs what it installs" },
+	{ true, ".pydistutils.cfg", "setuptools takes commands and indexes from it" },
+	{ true, ".config/direnv", "direnv runs direnvrc in every shell" },
+	{ true, ".tmux.conf", "tmux runs its run-shell and if-shell lines" },
+	{ true, ".config/tmux", "tmux runs its run-shell and if-shell lines" },
+	{ true, ".screenrc", "screen runs its commands" },
+	{ true, ".vimrc", "vim runs it" },
+	{ true, ".vim", "vim runs its plugins" },
+	{ true, ".config/nvim", "neovim runs it" },
+	{ true, ".emacs", "emacs runs it" },
+	{ true, ".emacs.d", "emacs runs it" },
+	{ true, ".config/emacs", "emacs runs it" },
+	{ true, ".gdbinit", "gdb runs its commands" },
+	{ true, ".config/gdb", "gdb runs its commands" },
+};
 
 /* The canonical form of PATH where it exists; else PATH itself. */
 static char *canonical(const char *path)
@@ -93,12 +158,14 @@ static int check_op(const struct fs_op *op, const char *home, char *err, size_t 
 	if (self)
 		r = check_path(op, self, "hutch's own binary", err, errlen);
 	free(self);
-	for (size_t i = 0; r == 0 && i < sizeof(system_paths) / sizeof(system_paths[0]); i++)
-		r = check_path(op, system_paths[i], "hutch's configuration", err, errlen);
-	for (size_t i = 0; r == 0 && home && i < sizeof(home_files) / sizeof(home_files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", home, home_files[i]);
-		r = check_path(op, path, "a start-up or configuration file of your account",
-			       err, errlen);
+	for (size_t i = 0; r == 0 && i < sizeof(protected_paths) / sizeof(protected_paths[0]); i++) {
+		const struct protected_path *p = &protected_paths[i];
+
+		if (p->in_home && !home)
+			continue;
+		snprintf(path, sizeof(path), "%s%s%s", p->in_home ? home : "",
+			 p->in_home ? "/" : "", p->path);
+		r = check_path(op, path, p->why, err, errlen);
 	}
 	return r;
 }

@@ -4,7 +4,10 @@
  * with everything else, answers each refusal with the policy's errno, and
  * writes one JSON line per refusal to --report FILE or --report-fd FD, at
  * most RATE a second (the rest are counted).  At exit, one line on stderr
- * says how many actions were refused. */
+ * says how many actions were refused.  The connect broker's calls, which
+ * the filter notifies whatever the policy says, go to connect_broker.c
+ * once the policy allows them; its refusals are reported like the
+ * policy's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "connect_broker.h"
 #include "hostfile.h"
 #include "json.h"
 #include "log.h"
@@ -157,7 +161,8 @@ int report_prepare(struct sandbox *sb)
 	r->out = r->listener = -1;
 	r->tokens = BURST;
 	r->refilled_at = monotonic_now();
-	if (open_output(sb, r) < 0 || alloc_notif(sb, r) < 0)
+	if (open_output(sb, r) < 0 || alloc_notif(sb, r) < 0 ||
+	    connect_broker_prepare(sb) < 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		       sb->report_sock) < 0)
@@ -400,12 +405,9 @@ static void remember_first(struct report_state *r, const struct refusal *ev)
 	free(name);
 }
 
-/* The errno the policy gives this call.  The supervisor only ever
- * refuses: what the policy would allow is refused too (the filter and the
- * policy disagree, a bug), and it never lets a call continue, which would
- * trust arguments the process can still change. */
-static int refusal_errno(struct sandbox *sb, const struct seccomp_notif *req,
-			 const char **source)
+/* The errno the policy gives this call, 0 if it allows it. */
+static int policy_errno(struct sandbox *sb, const struct seccomp_notif *req,
+			const char **source)
 {
 	int errnum = 0;
 
@@ -414,6 +416,22 @@ static int refusal_errno(struct sandbox *sb, const struct seccomp_notif *req,
 		errnum = policy_refusal(sb->policy, req->data.nr,
 					(const uint64_t *)req->data.args,
 					source);
+	return errnum > 0 ? errnum : 0;
+}
+
+/* The errno to answer, or 0 when the connect broker answered the call
+ * (connect_broker.c).  The supervisor never lets a call continue that
+ * the policy or the broker refuses: what the policy would allow and the
+ * broker does not take is refused too (the filter and the policy
+ * disagree, a bug); it would trust arguments the process can still
+ * change. */
+static int refusal_errno(struct sandbox *sb, int listener,
+			 const struct seccomp_notif *req, const char **source)
+{
+	int errnum = policy_errno(sb, req, source);
+
+	if (errnum == 0 && connect_broker_answer(sb, listener, req, &errnum, source))
+		return 0;
 	return errnum > 0 ? errnum : EPERM;
 }
 
@@ -436,7 +454,9 @@ static void answer_one(struct sandbox *sb)
 	memset(r->req, 0, r->req_size);
 	if (ioctl(r->listener, SECCOMP_IOCTL_NOTIF_RECV, r->req) < 0)
 		return;	/* the caller died or was interrupted meanwhile */
-	ev.errnum = refusal_errno(sb, r->req, &ev.source);
+	ev.errnum = refusal_errno(sb, r->listener, r->req, &ev.source);
+	if (ev.errnum == 0)
+		return;	/* brokered: answered, or answered when done */
 	line = r->out >= 0 && take_token(r);
 	if (line)
 		describe_process(r, &ev);
@@ -460,6 +480,9 @@ static void stop_listening(struct sandbox *sb)
 	struct report_state *r = sb->report;
 
 	supervise_remove_source(sb, r->listener);
+	/* No call waits any more: the broker's connects in progress go, and
+	 * with them its copy of the listener's number. */
+	connect_broker_finish(sb);
 	close(r->listener);
 	r->listener = -1;
 }
@@ -648,6 +671,7 @@ void report_finish(struct sandbox *sb)
 	/* pid 1 is gone, and with it every process that could be waiting
 	 * for an answer; had one remained, closing fails its call. */
 	close_fd(&r->listener);
+	connect_broker_finish(sb);
 	close_fd(&sb->report_sock[0]);
 	close_fd(&sb->report_sock[1]);
 	if (r->out >= 0 && r->written < r->refused)

@@ -25,7 +25,7 @@ struct poll_source {
 	void (*on_ready)(struct sandbox *sb, short revents);
 };
 
-#define MAX_POLL_SOURCES 8
+#define MAX_POLL_SOURCES 16
 
 enum who {
 	WHO_SUPERVISOR,	/* hutch, in the caller's namespaces */
@@ -74,6 +74,7 @@ struct sandbox {
 	struct pty_state *pty;	/* the --pty relay, or NULL */
 	struct limits_state *limits;	/* cgroup limits, or NULL */
 	struct report_state *report;	/* seccomp reports, or NULL */
+	struct connect_broker *broker;	/* COMMAND's connect()s, or NULL */
 	struct netproxy_state *net;	/* the --allow-net proxy, or NULL */
 	struct protect_state *protect;	/* --protect's placeholders, or NULL */
 	int report_sock[2];	/* listener fd, COMMAND -> supervisor */

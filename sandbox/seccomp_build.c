@@ -15,6 +15,7 @@
 #include <linux/filter.h>
 #include <seccomp.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 
 #include "seccomp_decide.h"
 #include "seccomp_policy.h"
@@ -312,7 +313,62 @@ bool seccomp_hand_over_allowed(const struct seccomp_policy *pol)
 	return true;
 }
 
-/* NOTIFY: every refusal a notification, the hand-over calls allowed. */
+const char *const seccomp_brokered_calls[SECCOMP_N_BROKERED] = { "connect", "io_uring_setup" };
+const int seccomp_unix_dgram_types[SECCOMP_N_UNIX_DGRAM_TYPES] = { SOCK_DGRAM, SOCK_RAW };
+static const char *const socket_calls[] = { "socket", "socketpair" };
+
+static int append_notify(struct seccomp_policy *copy, const char *syscall, const char *source,
+			 char *err, size_t errlen)
+{
+	struct seccomp_action notify = { .errnum = SECCOMP_ERRNO_NOTIFY };
+
+	return seccomp_policy_append(copy, syscall, notify, source, err, errlen);
+}
+
+/* The calls the connect broker takes: every connect and io_uring_setup
+ * the policy does not refuse outright; socket and socketpair too when
+ * the policy has conditions on them (their unix datagram rules are
+ * added to the filter when it allows them outright: add_dgram_rules). */
+static int add_brokered(struct seccomp_policy *copy, const struct seccomp_policy *pol,
+			char *err, size_t errlen)
+{
+	const char *source = "the connect broker";
+
+	for (size_t i = 0; i < SECCOMP_N_BROKERED; i++)
+		if (!seccomp_policy_refuses(pol, seccomp_brokered_calls[i]) &&
+		    append_notify(copy, seccomp_brokered_calls[i], source, err, errlen) < 0)
+			return -1;
+	for (size_t i = 0; i < sizeof(socket_calls) / sizeof(socket_calls[0]); i++)
+		if (!seccomp_policy_refuses(pol, socket_calls[i]) &&
+		    !seccomp_policy_always_allows(pol, socket_calls[i]) &&
+		    append_notify(copy, socket_calls[i], source, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+/* socket(AF_UNIX, a datagram type) and socketpair(AF_UNIX, ...), as
+ * notifications, where the policy allows both calls outright.  Only the
+ * low 32 bits of the int arguments are compared: the kernel reads no
+ * more. */
+static int add_dgram_rules(scmp_filter_ctx ctx, const struct seccomp_policy *pol)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(socket_calls) / sizeof(socket_calls[0]); i++) {
+		if (!seccomp_policy_always_allows(pol, socket_calls[i]))
+			continue;
+		for (size_t k = 0; rc == 0 && k < SECCOMP_N_UNIX_DGRAM_TYPES; k++)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+					      seccomp_syscall_resolve_name(socket_calls[i]), 2,
+					      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff, AF_UNIX),
+					      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+						      (uint64_t)seccomp_unix_dgram_types[k]));
+	}
+	return rc;
+}
+
+/* NOTIFY: every refusal a notification, the hand-over calls allowed,
+ * the connect broker's calls notified. */
 static struct seccomp_policy *notify_variant(const struct seccomp_policy *pol,
 					     char *err, size_t errlen)
 {
@@ -329,7 +385,29 @@ static struct seccomp_policy *notify_variant(const struct seccomp_policy *pol,
 			seccomp_policy_free(copy);
 			return NULL;
 		}
+	if (add_brokered(copy, pol, err, errlen) < 0) {
+		seccomp_policy_free(copy);
+		return NULL;
+	}
 	return copy;
+}
+
+static int export_notify(const struct seccomp_policy *pol, const struct seccomp_policy *var,
+			 struct sock_filter **prog, size_t *n, char *err, size_t errlen)
+{
+	scmp_filter_ctx ctx;
+	int rc;
+
+	if (seccomp_policy_build(var, &ctx, err, errlen) < 0)
+		return -1;
+	rc = add_dgram_rules(ctx, pol);
+	if (rc < 0)
+		snprintf(err, errlen, "seccomp: filter: unix datagram rules: libseccomp: %s",
+			 strerror(-rc));
+	else
+		rc = export_bpf(ctx, prog, n, err, errlen);
+	seccomp_release(ctx);
+	return rc;
 }
 
 int seccomp_policy_export(const struct seccomp_policy *pol, enum seccomp_variant variant,
@@ -350,7 +428,10 @@ int seccomp_policy_export(const struct seccomp_policy *pol, enum seccomp_variant
 		snprintf(err, errlen, "seccomp: filter: out of memory");
 	if (!var)
 		return -1;
-	rc = export_policy(var, prog, n, err, errlen);
+	if (variant == SECCOMP_NOTIFY)
+		rc = export_notify(pol, var, prog, n, err, errlen);
+	else
+		rc = export_policy(var, prog, n, err, errlen);
 	seccomp_policy_free(var);
 	return rc;
 }

@@ -492,7 +492,8 @@ int seccomp_policy_append(struct seccomp_policy *pol, const char *syscall,
 			 source, syscall);
 		return -1;
 	}
-	if (!action.allow && (action.errnum < 1 || action.errnum > MAX_ERRNO)) {
+	if (!action.allow && action.errnum != SECCOMP_ERRNO_NOTIFY &&
+	    (action.errnum < 1 || action.errnum > MAX_ERRNO)) {
 		snprintf(err, errlen, "seccomp: %s: %s: errno %d out of range",
 			 source, syscall, action.errnum);
 		return -1;

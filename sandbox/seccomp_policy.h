@@ -99,7 +99,8 @@ int seccomp_policy_load(const char *name_or_path, struct seccomp_policy **out,
 			char *err, size_t errlen);
 
 /* Append an unconditional rule (e.g. from --seccomp-deny/--seccomp-allow),
- * which wins over every earlier rule for SYSCALL.  Returns 0, or -1 after
+ * which wins over every earlier rule for SYSCALL; a deny with
+ * SECCOMP_ERRNO_NOTIFY (the filter variants' own rules) notifies.  Returns 0, or -1 after
  * writing "seccomp: SOURCE: SYSCALL: reason" into ERR. */
 int seccomp_policy_append(struct seccomp_policy *pol, const char *syscall,
 			  struct seccomp_action action, const char *source,
@@ -149,11 +150,24 @@ extern const char *const seccomp_hand_over_calls[SECCOMP_N_HAND_OVER];
 /* Does POL let both hand-over calls through, whatever their arguments? */
 bool seccomp_hand_over_allowed(const struct seccomp_policy *pol);
 
+/* The notifying filter hands every call of these to the supervisor's
+ * connect broker (connect_broker.c) unless the policy refuses them all:
+ * the supervisor applies the policy first, then connects on COMMAND's
+ * behalf (connect) or refuses (io_uring_setup, which connects past it). */
+#define SECCOMP_N_BROKERED 2
+extern const char *const seccomp_brokered_calls[SECCOMP_N_BROKERED];
+/* ... and socket() and socketpair() of AF_UNIX with these types (of
+ * type & 0xf, all the kernel reads), which the broker refuses: a unix
+ * datagram reaches a pathname with sendto(), without connect(). */
+#define SECCOMP_N_UNIX_DGRAM_TYPES 2
+extern const int seccomp_unix_dgram_types[SECCOMP_N_UNIX_DGRAM_TYPES];
+
 /* The programs built from one policy.  hutch mode loads NOTIFY (with a
  * listener) and, after handing the listener over, LATE. */
 enum seccomp_variant {
 	SECCOMP_PLAIN = 0,	/* refusals are errors */
-	SECCOMP_NOTIFY = 1,	/* refusals are notifications; hand-over calls allowed */
+	SECCOMP_NOTIFY = 1,	/* refusals and the brokered calls are notifications;
+				   hand-over calls allowed */
 	SECCOMP_LATE = 2,	/* the policy's verdict on the hand-over calls only */
 };
 

@@ -122,13 +122,14 @@ check_guard() {
 	done
 	stop_listeners
 	assert_eq 0 "$TAKEN" "connections the listeners took"
-	# The control: those places bound by hand, read-only, hand out their
-	# sockets; only the guard stands in the way.
+	# The control: those places bound by hand, read-only, without a
+	# seccomp policy (so without the connect broker, t_sockets.sh), hand
+	# out their sockets; only the guard stands in the way.
 	for dir in /tmp /var/tmp /dev/shm $RUN_DIR $XDG_DIR $HOME_DIR; do
 		bound="$bound --ro-bind $dir $dir"
 	done
 	start_listeners
-	out=$(in_sandbox "$T/work/proj" --profile none --mirror /usr --mirror /lib --mirror /lib64 \
+	out=$(in_sandbox "$T/work/proj" --profile none --seccomp-policy none --mirror /usr --mirror /lib --mirror /lib64 \
 		--mirror /bin $bound --chdir /)
 	stop_listeners
 	assert_eq "connect:ok connect:ok connect:ok connect:ok connect:ok connect:ok" \
@@ -149,12 +150,15 @@ check_project_dir() {
 		assert_eq "connect:ENOENT connect:ENOENT connect:ENOENT connect:ENOENT connect:ENOENT connect:ENOENT" \
 			"$out" "--profile $profile from a project directory"
 	done
-	# The control: with /tmp (which holds $XDG_DIR here) and the /run
-	# directory bound, read-only, the same profile reaches their sockets.
-	out=$(in_sandbox "$T/work/proj" --ro-bind /tmp /tmp --ro-bind "$RUN_DIR" "$RUN_DIR")
+	# The control: with the sockets of /tmp, the /run directory and
+	# $XDG_DIR (in /tmp here) bound by name, read-only, the same profile
+	# reaches them (a bound directory hands over none of its sockets:
+	# t_sockets.sh).
+	out=$(in_sandbox "$T/work/proj" --ro-bind /tmp /tmp $(for s in $SOCKS; do
+		case $s in /tmp/*|"$RUN_DIR"/*) echo "--ro-bind $s $s" ;; esac; done))
 	stop_listeners
 	assert_eq "connect:ok connect:ENOENT connect:ENOENT connect:ok connect:ok connect:ENOENT" "$out" \
-		"control: /tmp and the /run directory bound"
+		"control: the sockets of /tmp and the /run directory bound by name"
 	assert_eq 3 "$TAKEN" "control: connections taken"
 	unplace
 }

@@ -127,6 +127,31 @@ test_persistence_guard() {
 	assert_match "hutch's own binary" "$(cat "$T/err")" "binary message"
 }
 
+# Issue 25: the places a login shell or a daily tool runs code from are
+# refused as writable starting directories (--profile ci binds the
+# current directory writable): git's XDG configuration (core.fsmonitor
+# runs on the next git status), ~/bin and ~/.local/bin (on PATH through
+# Debian's ~/.profile), and a few of the table's other rows.  The
+# control: a project directory in the same home runs.
+check_persistence_places() {
+	local home=$T/home.$RANDOM dir out rc uid=0
+	[ "$AS" = as_user ] && uid=$NOBODY
+	for dir in .config/git bin .local/bin .local/share/applications .docker/cli-plugins .cargo/bin src/proj; do
+		mkdir -p "$home/$dir"
+	done
+	chown -R "$uid:$uid" "$home"
+	for dir in .config/git bin .local/bin .local/share/applications .docker/cli-plugins .cargo/bin; do
+		rc=0
+		out=$(from "$home/$dir" env HOME="$home" "$T/hutch" --profile ci true 2>&1) || rc=$?
+		assert_eq 125 "$rc" "--profile ci from ~/$dir"
+		assert_match "^hutch: parse: --bind-cwd $home/$dir \(\(shipped\)/ci:[0-9]+\): would make $home/$dir writable inside the sandbox \(.+\); a sandboxed program could plant code" \
+			"$out" "the message for ~/$dir"
+	done
+	out=$(from "$home/src/proj" env HOME="$home" "$T/hutch" --profile ci pwd 2>&1 | grep -v '^hutch: limits: --pids')
+	assert_eq "$home/src/proj" "$out" "control: a project directory in the same home"
+}
+test_persistence_guard_login_and_tool_places() { for_each_caller check_persistence_places; }
+
 # A successful run of any shipped profile prints nothing of hutch's own,
 # for root too, whatever this machine can enforce of its limits.
 check_profiles_quiet() {
