@@ -123,6 +123,21 @@ static void leak_log(struct sandbox *sb)
 	}
 }
 
+/* Wait, just before the stage, until the test writes a byte into the
+ * FIFO HUTCH_FAULT_HOLD: the moment a race with set-up would need. */
+static void hold(void)
+{
+	const char *fifo = getenv("HUTCH_FAULT_HOLD");
+	int fd = fifo ? open(fifo, O_RDONLY | O_CLOEXEC) : -1;
+	char c;
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) < 0)
+			c = 0;
+		close(fd);
+	}
+}
+
 bool fault_kernel_lacks(const char *feature)
 {
 	const char *spec = getenv("HUTCH_FAULT");
@@ -151,6 +166,8 @@ int fault_point(struct sandbox *sb, const struct stage *stage)
 		kill_child(sb, stage);
 	else if (strcmp(mode, "leak-log") == 0)
 		leak_log(sb);
+	else if (strcmp(mode, "hold") == 0)
+		hold();
 	return 0;
 }
 #endif

@@ -3,7 +3,9 @@
  * named stage fail (MODE fail), or SIGKILLs the supervisor (kill-supervisor)
  * or the sandbox's set-up process (kill-child) just before it runs;
  * leak-log forks a process outside the sandbox that holds the log
- * pipe's write end open.  HUTCH_FAULT=lacks:FEATURE makes hutch behave as
+ * pipe's write end open; hold waits before it until a byte comes through
+ * the FIFO HUTCH_FAULT_HOLD (a race made deterministic).
+ * HUTCH_FAULT=lacks:FEATURE makes hutch behave as
  * on a kernel without FEATURE (overlay-fd: overlayfs taking directories
  * by fd), to test the fallback on a kernel that has it. */
 #ifndef HUTCH_FAULT_H

@@ -106,7 +106,7 @@ static bool overlaps(const char *dir, const char *protected)
 	return path_within(protected, dir) || path_within(dir, protected);
 }
 
-static bool op_is_writable(const struct fs_op *op)
+bool guard_op_writable(const struct fs_op *op)
 {
 	switch (op->kind) {
 	case FS_BIND:
@@ -127,36 +127,36 @@ static const char *option_name(const struct fs_op *op)
 	return op->flags & FS_DEVICES ? "--dev-bind" : "--bind";
 }
 
-static int refuse(const struct fs_op *op, const char *exposed, const char *why,
-		  char *err, size_t errlen)
+static int refuse(const struct fs_op *op, const char *stage, const char *exposed,
+		  const char *why, char *err, size_t errlen)
 {
 	snprintf(err, errlen,
-		 "parse: %s %s (%s): would make %s writable inside the sandbox (%s); a "
+		 "%s: %s %s (%s): would make %s writable inside the sandbox (%s); a "
 		 "sandboxed program could plant code there that runs outside it later",
-		 option_name(op), op->src, op->origin, exposed, why);
+		 stage, option_name(op), op->src, op->origin, exposed, why);
 	return -1;
 }
 
-static int check_path(const struct fs_op *op, const char *protected, const char *why,
-		      char *err, size_t errlen)
+/* SRC: the bind's source, canonical. */
+static int check_path(const struct fs_op *op, const char *stage, const char *src,
+		      const char *protected, const char *why, char *err, size_t errlen)
 {
-	char *src = canonical(op->src);
 	char *prot = canonical(protected);
-	int r = overlaps(src, prot) ? refuse(op, prot, why, err, errlen) : 0;
+	int r = overlaps(src, prot) ? refuse(op, stage, prot, why, err, errlen) : 0;
 
-	free(src);
 	free(prot);
 	return r;
 }
 
-static int check_op(const struct fs_op *op, const char *home, char *err, size_t errlen)
+static int check_op(const struct fs_op *op, const char *stage, const char *src,
+		    const char *home, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	char *self = realpath("/proc/self/exe", NULL);
 	int r = 0;
 
 	if (self)
-		r = check_path(op, self, "hutch's own binary", err, errlen);
+		r = check_path(op, stage, src, self, "hutch's own binary", err, errlen);
 	free(self);
 	for (size_t i = 0; r == 0 && i < sizeof(protected_paths) / sizeof(protected_paths[0]); i++) {
 		const struct protected_path *p = &protected_paths[i];
@@ -165,7 +165,7 @@ static int check_op(const struct fs_op *op, const char *home, char *err, size_t 
 			continue;
 		snprintf(path, sizeof(path), "%s%s%s", p->in_home ? home : "",
 			 p->in_home ? "/" : "", p->path);
-		r = check_path(op, path, p->why, err, errlen);
+		r = check_path(op, stage, src, path, p->why, err, errlen);
 	}
 	return r;
 }
@@ -176,9 +176,24 @@ int guard_check(const struct plan *plan, const char *home, char *err, size_t err
 		return 0;	/* bwrap mode: bwrap's behaviour */
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		const struct fs_op *op = &plan->ops[i];
+		char *src;
+		int r;
 
-		if (op_is_writable(op) && op->src && check_op(op, home, err, errlen) < 0)
+		if (!guard_op_writable(op) || !op->src)
+			continue;
+		src = canonical(op->src);
+		r = check_op(op, "parse", src, home, err, errlen);
+		free(src);
+		if (r < 0)
 			return -1;
 	}
 	return 0;
+}
+
+int guard_check_bound(const struct plan *plan, const struct fs_op *op, const char *real,
+		      char *err, size_t errlen)
+{
+	if (plan->mode != MODE_HUTCH || !guard_op_writable(op))
+		return 0;
+	return check_op(op, "mounts", real, plan->guard_home, err, errlen);
 }

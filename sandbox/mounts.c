@@ -25,6 +25,7 @@
 
 #include "bwrap_text.h"
 #include "fds.h"
+#include "guard.h"
 #include "mount_api.h"
 #include "mount_dev.h"
 #include "mount_overlay.h"
@@ -40,6 +41,51 @@
 #endif
 
 /* ---- phase 1: while the host tree is visible ---- */
+
+/* The guard's refusal is said already (guard_check_bound). */
+static int failed_guard(struct mount_state *ms)
+{
+	(void)ms;
+	return -1;
+}
+
+/* The tree of OP's host source.  The current directory is the one hutch
+ * runs in, cloned as the object it is ("."), never found again by its
+ * path; a bind that makes its source writable is opened once and judged
+ * by the persistence guard as the object it is, then that very object
+ * cloned.  Defends against a sandbox that writes a tree the source's path
+ * passes through and swaps a directory of it for a symbolic link (to
+ * $HOME) between the parse, which judged the path, and the bind: -2 when
+ * the guard refuses what the path leads to now. */
+static int open_bind_source(struct mount_state *ms, const struct fs_op *op)
+{
+	const int how = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE;
+	const char *src = !ms->bwrap && (op->flags & FS_CWD) ? "." : op->src;
+	char link[32], real[PATH_MAX];
+	ssize_t n;
+	int obj, fd;
+
+	if (ms->bwrap || !guard_op_writable(op))
+		return open_tree(AT_FDCWD, src, how);
+	obj = open(src, O_PATH | O_CLOEXEC);
+	if (obj < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
+	n = readlink(link, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/') {
+		close(obj);
+		errno = n < 0 ? errno : ENOENT;
+		return -1;
+	}
+	real[n] = '\0';
+	if (guard_check_bound(ms->plan, op, real, ms->err, ms->errlen) < 0) {
+		close(obj);
+		return -2;
+	}
+	fd = open_tree(obj, "", how | AT_EMPTY_PATH);
+	close(obj);
+	return fd;
+}
 
 static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 {
@@ -67,8 +113,9 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 		if (fd < 0)
 			return mount_op_error(ms, "bind source", link, BW_FIND_SOURCE, link, NULL);
 	} else {
-		fd = open_tree(AT_FDCWD, op->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-			       AT_RECURSIVE);
+		fd = open_bind_source(ms, op);
+		if (fd == -2)
+			return failed_guard(ms);
 	}
 	if (fd < 0) {
 		if (errno == ENOENT && (op->flags & FS_TRY))

@@ -203,7 +203,8 @@ static int check_persistence(struct plan *plan, char **envp, char *err,
 	char *home = caller_home(envp);
 	int r = refusal(plan, guard_check(plan, home, err, errlen), err);
 
-	free(home);
+	free(plan->guard_home);
+	plan->guard_home = home;	/* for the second look at the bind */
 	return r;
 }
 

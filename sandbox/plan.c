@@ -121,6 +121,7 @@ void plan_free(struct plan *plan)
 {
 	free(plan->refused);
 	free(plan->cwd_cover);
+	free(plan->guard_home);
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		free(plan->ops[i].src);
 		free(plan->ops[i].dest);

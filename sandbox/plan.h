@@ -208,6 +208,9 @@ struct plan {
 	 * a run stays quiet */
 	char **notes;
 	size_t n_notes;
+	/* the caller's home as the persistence guard judged it while
+	 * parsing (guard.c), for its second look at the bind; or NULL */
+	char *guard_home;
 };
 
 /* Parse ARGC/ARGV (ARGV[0] decides the mode) with ENVP as the caller's

@@ -152,6 +152,58 @@ check_persistence_places() {
 }
 test_persistence_guard_login_and_tool_places() { for_each_caller check_persistence_places; }
 
+# The guard judges the object that is bound, not a path judged earlier.
+# A sandbox that writes a tree a bind's path passes through (a checkout)
+# can swap a directory of it for a symbolic link to $HOME between the
+# parse and the bind: the adversarial review's RENAME_EXCHANGE loop got
+# $HOME bound writable in 16 of 60 runs.  The fault build holds set-up
+# just before the mounts stage (HUTCH_FAULT=mounts:hold) so that the
+# swap happens exactly there: --bind of the swapped path is refused now,
+# and the current directory is bound as the directory hutch runs in,
+# whatever its path names by then.
+check_guard_sees_the_bound_object() {
+	local home=$T/home.$RANDOM proj=$T/work/race.$RANDOM uid=0 out rc pid
+	[ "$AS" = as_user ] && uid=$NOBODY
+	mkdir -p "$home" "$proj/d"
+	echo original >"$home/.bashrc"
+	chown -R "$uid:$uid" "$home" "$proj"
+	mkfifo "$T/hold.$$"
+	chmod 0666 "$T/hold.$$"
+	# --bind of a path that becomes a link to $HOME while set-up waits.
+	rc=0
+	(from "$proj" env HOME="$home" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$T/hold.$$" \
+		"$T/hutch-fault" --profile ci --bind "$proj/d" /mnt -- \
+		sh -c 'echo planted >>/mnt/.bashrc' >"$T/out.$$" 2>&1; echo $? >"$T/rc.$$") &
+	pid=$!
+	exec 9>"$T/hold.$$"	# returns once set-up holds (the reader is there)
+	mv "$proj/d" "$proj/d.away" && ln -s "$home" "$proj/d"
+	echo go >&9
+	exec 9>&-
+	wait "$pid"
+	out=$(cat "$T/out.$$"); rc=$(cat "$T/rc.$$")
+	assert_eq original "$(cat "$home/.bashrc")" "~/.bashrc after --bind of a swapped path ($rc: $out)"
+	assert_eq 125 "$rc" "--bind of a path swapped for a link to \$HOME"
+	assert_match "^hutch: mounts: --bind $proj/d \(command line\): would make $home/[^ ]+ writable inside the sandbox" \
+		"$out" "the refusal names the stage and what the path led to"
+	# The current directory, swapped the same way: the directory hutch
+	# runs in is what COMMAND writes in.
+	rm "$proj/d" && mv "$proj/d.away" "$proj/d"
+	(from "$proj/d" env HOME="$home" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$T/hold.$$" \
+		"$T/hutch-fault" --profile ci -- sh -c 'echo planted >>.bashrc' >"$T/out.$$" 2>&1
+		echo $? >"$T/rc.$$") &
+	pid=$!
+	exec 9>"$T/hold.$$"
+	mv "$proj/d" "$proj/d.away" && ln -s "$home" "$proj/d"
+	echo go >&9
+	exec 9>&-
+	wait "$pid"
+	out=$(cat "$T/out.$$"); rc=$(cat "$T/rc.$$")
+	assert_eq original "$(cat "$home/.bashrc")" "~/.bashrc after a run from a swapped directory ($rc: $out)"
+	assert_eq planted "$(cat "$proj/d.away/.bashrc" 2>&1)" "COMMAND wrote in the directory hutch runs in"
+	rm -f "$T/hold.$$"
+}
+test_guard_sees_the_bound_object() { need_fault_build; for_each_caller check_guard_sees_the_bound_object; }
+
 # A successful run of any shipped profile prints nothing of hutch's own,
 # for root too, whatever this machine can enforce of its limits.
 check_profiles_quiet() {
