@@ -190,10 +190,10 @@ int guard_check(const struct plan *plan, const char *home, char *err, size_t err
 	return 0;
 }
 
-int guard_check_bound(const struct plan *plan, const struct fs_op *op, const char *real,
-		      char *err, size_t errlen)
+int guard_check_bound(const struct plan *plan, const struct fs_op *op, const char *stage,
+		      const char *real, char *err, size_t errlen)
 {
 	if (plan->mode != MODE_HUTCH || !guard_op_writable(op))
 		return 0;
-	return check_op(op, "mounts", real, plan->guard_home, err, errlen);
+	return check_op(op, stage, real, plan->guard_home, err, errlen);
 }

@@ -13,11 +13,12 @@ int guard_check(const struct plan *plan, const char *home, char *err, size_t err
 /* Whether OP makes its host source writable inside the sandbox. */
 bool guard_op_writable(const struct fs_op *op);
 
-/* The same judgement at the bind, of the object about to be bound: REAL
- * is its path as the kernel names the opened source (the path judged
- * while parsing may have been swapped for a link since), and the home
- * is the one parsing judged by (plan->guard_home). */
-int guard_check_bound(const struct plan *plan, const struct fs_op *op, const char *real,
-		      char *err, size_t errlen);
+/* The same judgement at the bind (STAGE, for the message), of the
+ * object about to be bound: REAL is its path as the kernel names the
+ * opened source (the path judged while parsing may have been swapped
+ * for a link since), and the home is the one parsing judged by
+ * (plan->guard_home). */
+int guard_check_bound(const struct plan *plan, const struct fs_op *op, const char *stage,
+		      const char *real, char *err, size_t errlen);
 
 #endif

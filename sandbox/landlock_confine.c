@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "landlock_confine.h"
 #include "log.h"
 #include "sandbox.h"
@@ -54,6 +55,25 @@ static int add_path_rule(struct fallback *fb, int ruleset, int fd, uint64_t acce
 	return 0;
 }
 
+/* A rule that grants writing is judged by the persistence guard again,
+ * as the object FD opened: the parse judged R's path, which a sandbox
+ * writing a tree it passes through can have swapped for a link to $HOME
+ * since (the same second look as mounts.c gives a writable bind). */
+static int guard_rule_object(struct fallback *fb, const struct rule *r, int fd)
+{
+	char link[32], real[PATH_MAX];
+	ssize_t n;
+
+	if (!r->op || !(r->access & R_WRITE))
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/')
+		return fallback_fail_path(fb, "Landlock rule for", r->path);
+	real[n] = '\0';
+	return guard_check_bound(fb->plan, r->op, "fallback", real, fb->err, fb->errlen);
+}
+
 static int add_host_rules(struct fallback *fb, int ruleset)
 {
 	for (size_t i = 0; i < fb->n_rules; i++) {
@@ -65,7 +85,9 @@ static int add_host_rules(struct fallback *fb, int ruleset)
 		fd = open(r->path, O_PATH | O_CLOEXEC);
 		if (fd < 0)
 			return fallback_fail_path(fb, "Landlock rule for", r->path);
-		rc = add_path_rule(fb, ruleset, fd, r->access, r->path);
+		rc = guard_rule_object(fb, r, fd);
+		if (rc == 0)
+			rc = add_path_rule(fb, ruleset, fd, r->access, r->path);
 		close(fd);
 		if (rc < 0)
 			return -1;

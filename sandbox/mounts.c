@@ -78,7 +78,7 @@ static int open_bind_source(struct mount_state *ms, const struct fs_op *op)
 		return -1;
 	}
 	real[n] = '\0';
-	if (guard_check_bound(ms->plan, op, real, ms->err, ms->errlen) < 0) {
+	if (guard_check_bound(ms->plan, op, "mounts", real, ms->err, ms->errlen) < 0) {
 		close(obj);
 		return -2;
 	}
