@@ -507,6 +507,13 @@ static bool broker_connect(struct sandbox *sb, struct target *t, int *errnum,
 			close(sock);
 		return true;
 	}
+	/* The kernel's own bound (unix_validate_addr): the path below is
+	 * copied into a buffer of sun_path's size, and the sandbox chose LEN. */
+	if (addr.ss_family == AF_UNIX && (size_t)len > sizeof(struct sockaddr_un)) {
+		send_answer(b->listener, req->id, EINVAL, false);
+		close(sock);
+		return true;
+	}
 	if (addr.ss_family == AF_UNIX && (size_t)len > path_at && sun->sun_path[0] != '\0')
 		return connect_path(sb, t, sock, sun, strnlen(sun->sun_path, (size_t)len - path_at),
 				    errnum, source);
@@ -545,6 +552,12 @@ bool connect_broker_answer(struct sandbox *sb, int listener,
 	if (!b || req->data.arch != seccomp_arch_native())
 		return false;
 	b->listener = listener;
+	if ((req->data.nr == SYS_socket || req->data.nr == SYS_socketpair) &&
+	    (int)req->data.args[0] == AF_VSOCK) {
+		snprintf(b->reason, sizeof(b->reason), "connect broker: vsock is in no "
+			 "network namespace (the host's and the hypervisor's ports)");
+		return refuse(b, EAFNOSUPPORT, errnum, source);
+	}
 	if (req->data.nr == SYS_socket || req->data.nr == SYS_socketpair) {
 		if (!is_unix_dgram(req)) {
 			send_answer(listener, req->id, 0, true);

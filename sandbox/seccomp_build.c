@@ -346,8 +346,9 @@ static int add_brokered(struct seccomp_policy *copy, const struct seccomp_policy
 	return 0;
 }
 
-/* socket(AF_UNIX, a datagram type) and socketpair(AF_UNIX, ...), as
- * notifications, where the policy allows both calls outright.  Only the
+/* socket(AF_UNIX, a datagram type) and socketpair(AF_UNIX, ...), and
+ * both of AF_VSOCK, as notifications, where the policy allows both calls
+ * outright.  Only the
  * low 32 bits of the int arguments are compared: the kernel reads no
  * more. */
 static int add_dgram_rules(scmp_filter_ctx ctx, const struct seccomp_policy *pol)
@@ -363,6 +364,12 @@ static int add_dgram_rules(scmp_filter_ctx ctx, const struct seccomp_policy *pol
 					      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff, AF_UNIX),
 					      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 						      (uint64_t)seccomp_unix_dgram_types[k]));
+		/* vsock is in no network namespace: the host's and the
+		 * hypervisor's ports, whatever the sandbox's network. */
+		if (rc == 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+					      seccomp_syscall_resolve_name(socket_calls[i]), 1,
+					      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffff, AF_VSOCK));
 	}
 	return rc;
 }

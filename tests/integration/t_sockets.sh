@@ -391,3 +391,52 @@ check_pending() {
 	[ $((end - start)) -lt 12 ] || fail "took $((end - start))s"
 }
 test_sockets_pending_connects_never_block() { for_each_caller check_pending; }
+
+# The address's length is the sandbox's word: a sockaddr_un longer than
+# the kernel allows (the adversarial review's 128 bytes of 'A') is
+# EINVAL, as the kernel answers it, and the supervisor, which copies the
+# path, lives on.  Before the bound, FORTIFY aborted the supervisor
+# (exit 134) and a --protect placeholder was left behind.
+LONG='import ctypes, errno, socket
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.socket(socket.AF_UNIX)
+addr = (ctypes.c_char * 128)()
+ctypes.memset(addr, 0x41, 128)
+addr[0] = 1
+addr[1] = 0
+r = libc.connect(s.fileno(), addr, 128)
+print(errno.errorcode[ctypes.get_errno()] if r < 0 else "connected")'
+
+check_long_address() {
+	local out rc=0
+	places
+	out=$(run_in "$PROJ" python3 -c "$LONG") || rc=$?
+	assert_eq "0 EINVAL" "$rc $out" "connect() with a 128-byte unix address"
+}
+test_sockets_long_address_refused() { for_each_caller check_long_address; }
+
+# vsock is in no network namespace: a sandbox with a socket of it reaches
+# the host's ports and the hypervisor's, whatever its network.  Refused
+# (EAFNOSUPPORT, as where the kernel has no vsock), socket and socketpair.
+VSOCK='import errno, socket
+out = []
+for make in (lambda: socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM),
+             lambda: socket.socketpair(socket.AF_VSOCK, socket.SOCK_STREAM)):
+    try:
+        make()
+        out.append("made")
+    except OSError as e:
+        out.append(errno.errorcode[e.errno])
+print(" ".join(out))'
+
+check_vsock() {
+	local out
+	places
+	out=$(run_in "$PROJ" python3 -c "$VSOCK")
+	assert_match "^EAFNOSUPPORT EAFNOSUPPORT" "$out" "vsock"
+}
+test_sockets_vsock_refused() {
+	python3 -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)' 2>/dev/null ||
+		skip "this kernel has no vsock (AF_VSOCK refused outside any sandbox)"
+	for_each_caller check_vsock
+}
