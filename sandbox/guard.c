@@ -90,6 +90,25 @@ static const struct protected_path protected_paths[] = {
 	{ true, ".config/emacs", "emacs runs it" },
 	{ true, ".gdbinit", "gdb runs its commands" },
 	{ true, ".config/gdb", "gdb runs its commands" },
+	{ true, ".local/share/nvim", "neovim runs the plugins in its site directory" },
+	{ true, ".vscode", "VS Code loads the extensions there as code" },
+	{ true, ".config/Code", "VS Code's settings name programs it runs (tasks, terminals)" },
+	{ true, ".ipython", "IPython runs its profiles' startup scripts" },
+	{ true, ".gradle/init.d", "Gradle runs its init scripts in every build" },
+	{ true, ".gradle/init.gradle", "Gradle runs it in every build" },
+	{ true, "go/bin", "go install puts programs there, and it is on PATH by convention" },
+	{ true, ".pyenv/shims", "pyenv's shims are on PATH" },
+	{ true, ".pyenv/bin", "pyenv's own commands are on PATH" },
+	{ true, ".pyenv/plugins", "pyenv runs its plugins' hooks" },
+	{ true, ".npm-global/bin", "npm's user prefix that npm's docs put on PATH" },
+	{ true, ".config/mise", "mise runs its tasks and environment hooks" },
+	{ true, ".config/gh", "gh runs shell aliases from it" },
+	{ true, ".kube/config", "kubectl runs the exec credential plugins it names" },
+	{ true, ".aws/config", "the AWS CLI runs the credential_process it names" },
+	{ true, ".config/plasma-workspace", "KDE sources its env scripts at login" },
+	{ true, ".config/i3", "i3 runs its exec lines at login" },
+	{ true, ".config/sway", "sway runs its exec lines at login" },
+	{ true, ".config/hypr", "Hyprland runs its exec lines at login" },
 };
 
 /* The canonical form of PATH where it exists; else PATH itself. */
@@ -110,6 +129,7 @@ bool guard_op_writable(const struct fs_op *op)
 {
 	switch (op->kind) {
 	case FS_BIND:
+	case FS_BIND_FD:	/* judged at the bind only: its path is the fd's */
 		return !(op->flags & FS_READONLY);
 	case FS_OVERLAY:
 		return true;	/* its upper layer is a host directory */
@@ -124,16 +144,19 @@ static const char *option_name(const struct fs_op *op)
 		return "--overlay";
 	if (op->flags & FS_CWD)
 		return "--bind-cwd";
+	if (op->kind == FS_BIND_FD)
+		return "--bind-fd";
 	return op->flags & FS_DEVICES ? "--dev-bind" : "--bind";
 }
 
-static int refuse(const struct fs_op *op, const char *stage, const char *exposed,
-		  const char *why, char *err, size_t errlen)
+/* EXPOSED_BY: the source as found, for an option that names none (an fd). */
+static int refuse(const struct fs_op *op, const char *stage, const char *exposed_by,
+		  const char *exposed, const char *why, char *err, size_t errlen)
 {
 	snprintf(err, errlen,
 		 "%s: %s %s (%s): would make %s writable inside the sandbox (%s); a "
 		 "sandboxed program could plant code there that runs outside it later",
-		 stage, option_name(op), op->src, op->origin, exposed, why);
+		 stage, option_name(op), op->src ? op->src : exposed_by, op->origin, exposed, why);
 	return -1;
 }
 
@@ -142,7 +165,7 @@ static int check_path(const struct fs_op *op, const char *stage, const char *src
 		      const char *protected, const char *why, char *err, size_t errlen)
 {
 	char *prot = canonical(protected);
-	int r = overlaps(src, prot) ? refuse(op, stage, prot, why, err, errlen) : 0;
+	int r = overlaps(src, prot) ? refuse(op, stage, src, prot, why, err, errlen) : 0;
 
 	free(prot);
 	return r;

@@ -42,25 +42,29 @@
 
 /* ---- phase 1: while the host tree is visible ---- */
 
-/* The guard's refusal is said already (guard_check_bound). */
-static int failed_guard(struct mount_state *ms)
+/* Whether OBJ is the file SAME (an fd) is: the path read from SAME's
+ * link, opened again here, may lead elsewhere by now. */
+static bool same_object(int obj, int same)
 {
-	(void)ms;
-	return -1;
+	struct stat a, b;
+
+	return same < 0 || (fstat(obj, &a) == 0 && fstat(same, &b) == 0 &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino);
 }
 
-/* The tree of OP's host source.  The current directory is the one hutch
- * runs in, cloned as the object it is ("."), never found again by its
- * path; a bind that makes its source writable is opened once and judged
- * by the persistence guard as the object it is, then that very object
- * cloned.  Defends against a sandbox that writes a tree the source's path
- * passes through and swaps a directory of it for a symbolic link (to
- * $HOME) between the parse, which judged the path, and the bind: -2 when
- * the guard refuses what the path leads to now. */
-static int open_bind_source(struct mount_state *ms, const struct fs_op *op)
+/* The tree of OP's host source SRC (for --bind-fd, SAME is its fd, and
+ * SRC the fd's path).  The current directory is the one hutch runs in,
+ * cloned as the object it is ("."), never found again by its path; a
+ * bind that makes its source writable is opened once and judged by the
+ * persistence guard as the object it is, then that very object cloned.
+ * Defends against a sandbox that writes a tree the source's path passes
+ * through and swaps a directory of it for a symbolic link (to $HOME)
+ * between the parse, which judged the path, and the bind: -2 when the
+ * guard refuses what the path leads to now (said in ms->err). */
+static int open_bind_source(struct mount_state *ms, const struct fs_op *op, const char *src,
+			    int same)
 {
 	const int how = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE;
-	const char *src = !ms->bwrap && (op->flags & FS_CWD) ? "." : op->src;
 	char link[32], real[PATH_MAX];
 	ssize_t n;
 	int obj, fd;
@@ -72,9 +76,9 @@ static int open_bind_source(struct mount_state *ms, const struct fs_op *op)
 		return -1;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
 	n = readlink(link, real, sizeof(real) - 1);
-	if (n <= 0 || real[0] != '/') {
+	if (n <= 0 || real[0] != '/' || !same_object(obj, same)) {
 		close(obj);
-		errno = n < 0 ? errno : ENOENT;
+		errno = n < 0 ? errno : n == 0 || real[0] != '/' ? ENOENT : ESTALE;
 		return -1;
 	}
 	real[n] = '\0';
@@ -108,14 +112,16 @@ static int clone_source(struct mount_state *ms, struct fs_op *op, size_t i)
 			return mount_op_error(ms, "bind source", link, BW_FIND_SOURCE, link, NULL);
 		}
 		target[n] = '\0';
-		fd = open_tree(AT_FDCWD, target, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-			       AT_RECURSIVE);
+		fd = open_bind_source(ms, op, target, op->fd);
+		if (fd == -2)
+			return -1;
 		if (fd < 0)
 			return mount_op_error(ms, "bind source", link, BW_FIND_SOURCE, link, NULL);
 	} else {
-		fd = open_bind_source(ms, op);
+		fd = open_bind_source(ms, op, !ms->bwrap && (op->flags & FS_CWD) ? "." : op->src,
+				      -1);
 		if (fd == -2)
-			return failed_guard(ms);
+			return -1;
 	}
 	if (fd < 0) {
 		if (errno == ENOENT && (op->flags & FS_TRY))

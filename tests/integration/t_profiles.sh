@@ -136,19 +136,28 @@ test_persistence_guard() {
 check_persistence_places() {
 	local home=$T/home.$RANDOM dir out rc uid=0
 	[ "$AS" = as_user ] && uid=$NOBODY
-	for dir in .config/git bin .local/bin .local/share/applications .docker/cli-plugins .cargo/bin src/proj; do
+	local places=".config/git bin .local/bin .local/share/applications .docker/cli-plugins .cargo/bin
+		.vscode/extensions go/bin .pyenv/shims .config/gh .local/share/nvim/site/plugin"
+	for dir in $places src/proj; do
 		mkdir -p "$home/$dir"
 	done
 	chown -R "$uid:$uid" "$home"
-	for dir in .config/git bin .local/bin .local/share/applications .docker/cli-plugins .cargo/bin; do
+	for dir in $places; do
 		rc=0
 		out=$(from "$home/$dir" env HOME="$home" "$T/hutch" --profile ci true 2>&1) || rc=$?
 		assert_eq 125 "$rc" "--profile ci from ~/$dir"
-		assert_match "^hutch: parse: --bind-cwd $home/$dir \(\(shipped\)/ci:[0-9]+\): would make $home/$dir writable inside the sandbox \(.+\); a sandboxed program could plant code" \
+		assert_match "^hutch: parse: --bind-cwd $home/$dir \(\(shipped\)/ci:[0-9]+\): would make $home/[^ ]+ writable inside the sandbox \(.+\); a sandboxed program could plant code" \
 			"$out" "the message for ~/$dir"
 	done
 	out=$(from "$home/src/proj" env HOME="$home" "$T/hutch" --profile ci pwd 2>&1 | grep -v '^hutch: limits: --pids')
 	assert_eq "$home/src/proj" "$out" "control: a project directory in the same home"
+	# An fd names no path while parsing: the guard judges it at the bind.
+	rc=0
+	out=$(from "$home/src/proj" sh -c 'exec 7<"$0" && exec "$@"' "$home/.local/bin" \
+		env HOME="$home" "$T/hutch" --profile ci --bind-fd 7 /mnt true 2>&1) || rc=$?
+	assert_eq 125 "$rc" "--bind-fd of ~/.local/bin"
+	assert_match "^hutch: mounts: --bind-fd $home/.local/bin \(command line\): would make $home/.local/bin writable" \
+		"$out" "the message for --bind-fd"
 }
 test_persistence_guard_login_and_tool_places() { for_each_caller check_persistence_places; }
 
