@@ -11,20 +11,30 @@ int log_fail(char *err, size_t errlen, const char *stage, const char *what,
 	return -1;
 }
 
+/* Is the byte at MSG a control character: C0, DEL, or the two bytes of
+ * a C1 control in UTF-8 (U+0080 to U+009F: CSI is U+009B)? */
+static size_t control_length(const unsigned char *msg)
+{
+	if (msg[0] < 0x20 || msg[0] == 0x7f)
+		return 1;
+	return msg[0] == 0xc2 && msg[1] >= 0x80 && msg[1] <= 0x9f ? 2 : 0;
+}
+
 /* MSG into LINE with control characters as \xNN: a file name that holds
  * a terminal's escape sequence must not reach the caller's terminal as
  * one (recolouring it, or worse). */
 static size_t escape_controls(char *line, size_t len, const char *msg)
 {
+	const unsigned char *m = (const unsigned char *)msg;
 	size_t o = 0;
 
-	for (; *msg && o + 5 < len; msg++) {
-		unsigned char c = (unsigned char)*msg;
+	while (*m && o + 9 < len) {
+		size_t n = control_length(m);
 
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(line + o, len - o, "\\x%02x", c);
-		else
-			line[o++] = (char)c;
+		if (n == 0)
+			line[o++] = (char)*m++;
+		for (; n > 0; n--)
+			o += (size_t)snprintf(line + o, len - o, "\\x%02x", *m++);
 	}
 	line[o] = '\0';
 	return o;

@@ -96,6 +96,9 @@ check_messages_escaped() {
 	local err dir
 	err=$($AS "$H" "$(printf 'esc\033[31mRED')" 2>&1 >/dev/null || true)
 	assert_eq 'hutch: exec: esc\x1b[31mRED: No such file or directory in the sandbox (nor in its PATH)' "$err" "the escape, escaped"
+	# C1 controls in UTF-8 (U+009B is CSI to a terminal that reads them).
+	err=$($AS "$H" "$(printf 'c1\302\23331mRED')" 2>&1 >/dev/null || true)
+	assert_eq 'hutch: exec: c1\xc2\x9b31mRED: No such file or directory in the sandbox (nor in its PATH)' "$err" "a C1 control, escaped"
 	dir="$T/work/$(printf 'bad\377name')"
 	mkdir -p "$dir" && chmod 0755 "$dir"
 	$AS sh -c 'cd "$0" && exec "$1" --profile none --ro-bind-cwd --explain=json true' "$dir" "$H" |
