@@ -32,7 +32,8 @@ print(fcntl.fcntl(os.open(sys.argv[1], os.O_RDONLY), 1034))' "/proc/$pid1/exe") 
 
 # Inside: open every visible /proc/PID/exe for writing, ptrace pid 1, and
 # send O_PATH fds of /proc/1/exe and (the control) /proc/self/exe out
-# through a socket in /s.  The sender runs from /s/exeprobe, a writable
+# through a socket in /s, bound by name (the connect broker hands over no
+# other socket of the host).  The sender runs from /s/exeprobe, a writable
 # copy the caller owns: the receiver, outside, must manage to reopen and
 # write it after hutch has exited, which shows that the channel works
 # and that the same move on /proc/1/exe would have been seen.
@@ -54,7 +55,8 @@ exe_attack() {
 	chown -R "$(as_uid):$(as_uid)" "$T/s" "$T/mine"
 	sum=$(sha256sum <"$T/mine/hutch")
 	$AS timeout 60 "$T/t/exeprobe" recv "$T/s/sock" "$T/mine/hutch" $BASE "$@" \
-		--ro-bind "$T/t" /t --bind "$T/s" /s sh -c "$PROBES" >"$T/probe" 2>&1 ||
+		--ro-bind "$T/t" /t --bind "$T/s" /s --bind "$T/s/sock" /s/sock \
+		sh -c "$PROBES" >"$T/probe" 2>&1 ||
 		fail "receiver: $(cat "$T/probe")"
 	assert_eq "$sum" "$(sha256sum <"$T/mine/hutch")" "hutch's binary after the attack"
 	check_probe_output "$(cat "$T/probe")"
