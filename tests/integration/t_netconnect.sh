@@ -143,3 +143,20 @@ test_netconnect_stand_in_never_reconnects() {
 	start_servers
 	for_each_caller check_no_second_connect
 }
+
+# As through the proxy, only a rule naming the very address (or
+# localhost) reaches the host's loopback: no block, however wide, and no
+# name or wildcard.
+check_wide_rules_never_loopback() {
+	local out
+	out=$($AS timeout 20 "$H" --allow-net "0.0.0.0/0:$HTTP_PORT" --allow-net "[::/0]:$HTTP_PORT" \
+		--allow-net "*:$HTTP_PORT" -- python3 -c "$PY_CLIENT" 127.0.0.1 "$HTTP_PORT" \
+		::1 "$HTTP_PORT" 2>"$T/err")
+	assert_eq "ConnectionRefusedError 111
+ConnectionRefusedError 111" "$out" "CIDR blocks and * never reach the host's loopback"
+	assert_match "^hutch: 2 network requests refused" "$(cat "$T/err")" "both counted"
+}
+test_netconnect_wide_rules_never_loopback() {
+	start_servers
+	for_each_caller check_wide_rules_never_loopback
+}
