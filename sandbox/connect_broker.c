@@ -24,6 +24,18 @@
  *     --share-net it is, and the connect fails with EPERM, as Landlock's
  *     scoping of abstract sockets would answer it: the supervisor is not
  *     under the sandbox's Landlock domain);
+ *   - with --allow-net, a TCP connect (AF_INET, AF_INET6) to a
+ *     destination a rule allows (netconnect.c) is made on a new socket
+ *     of the supervisor's (the host's) network namespace, installed over
+ *     COMMAND's fd number (SECCOMP_IOCTL_NOTIF_ADDFD) once it is
+ *     connected, never before: a stand-in COMMAND holds is connected,
+ *     so it cannot connect again past the broker (sendto MSG_FASTOPEN
+ *     needs an unconnected socket, and connect(AF_UNSPEC), which would
+ *     disconnect it, is refused).  The bytes then go kernel to kernel.
+ *     A loopback destination no rule allows is the sandbox's own
+ *     loopback when a socket of the sandbox listens on its port (a
+ *     server COMMAND runs); any other is refused with ECONNREFUSED and
+ *     a "net" report line;
  *   - every other family is connected as given: the socket keeps the
  *     sandbox's network namespace.
  *
@@ -61,11 +73,13 @@
 #include <seccomp.h>
 
 #include "connect_broker.h"
+#include "netconnect.h"
+#include "process.h"
 #include "sandbox.h"
 #include "seccomp_policy.h"
 #include "util.h"
 
-#define MAX_PENDING 8		/* TCP connects in progress at once */
+#define MAX_PENDING 32		/* TCP connects in progress at once */
 #define MAX_BOUND 64		/* sockets bound by name that are remembered */
 #define MAX_PRIVATE 16		/* devices found to be the sandbox's own tmpfs */
 #ifndef PIDFD_THREAD
@@ -81,7 +95,14 @@ struct bound_socket {
  * writable. */
 struct pending {
 	__u64 id;
-	int sock;		/* our copy of COMMAND's socket; -1: free */
+	int sock;		/* our copy of COMMAND's socket, or a stand-in; -1: free */
+	/* A stand-in (netconnect.c): installed at FD in COMMAND once
+	 * connected, blocking or not as COMMAND's was. */
+	bool stand_in, cloexec, nonblock;
+	int fd;
+	struct net_dest dest;
+	const struct net_rule *rule;
+	double started;
 };
 
 struct connect_broker {
@@ -335,6 +356,65 @@ static int open_in_root(const struct target *t, const char *path, int *fd, struc
 	return errnum;
 }
 
+/* ---- stand-ins: connects made from the host's namespace ---- */
+
+/* Is FD close-on-exec in the target?  Its fdinfo, which the kernel
+ * writes. */
+static bool target_cloexec(const struct target *t, int fd)
+{
+	char name[32], text[512], *flags;
+	int dir = open(t->proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	n = dir < 0 ? -1 : read_file_at(dir, name, text, sizeof(text));
+	if (dir >= 0)
+		close(dir);
+	flags = n > 0 ? strstr(text, "flags:") : NULL;
+	return flags && (strtoul(flags + 6, NULL, 8) & O_CLOEXEC);
+}
+
+/* P's connected stand-in put at its fd number in the caller, whatever
+ * that number holds now; 0, or an errno. */
+static int install_stand_in(int listener, const struct pending *p)
+{
+	struct seccomp_notif_addfd add = {
+		.id = p->id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.srcfd = (__u32)p->sock,
+		.newfd = (__u32)p->fd,
+		.newfd_flags = p->cloexec ? O_CLOEXEC : 0,
+	};
+	int flags = fcntl(p->sock, F_GETFL);
+
+	if (!p->nonblock && flags >= 0)
+		(void)fcntl(p->sock, F_SETFL, flags & ~O_NONBLOCK);
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 ? errno : 0;
+}
+
+/* A stand-in's connect is done with ERROR: installed and answered 0,
+ * or the error answered; reported either way.  Takes its socket. */
+static void finish_stand_in(struct sandbox *sb, const struct pending *p, int error)
+{
+	struct connect_broker *b = sb->broker;
+	char reason[160], where[64];
+
+	if (!error)
+		error = install_stand_in(b->listener, p);
+	send_answer(b->listener, p->id, error, false);
+	close(p->sock);
+	if (!error) {
+		netconnect_report(sb, &p->dest, p->rule, "allowed", NULL, false,
+				  monotonic_now() - p->started);
+		return;
+	}
+	net_addr_format(&p->dest.addr, where, sizeof(where));
+	snprintf(reason, sizeof(reason), "connect to %s port %d: %s", where, p->dest.port,
+		 strerror(error));
+	netconnect_report(sb, &p->dest, p->rule, "failed", reason, false,
+			  monotonic_now() - p->started);
+}
+
 /* ---- connecting ---- */
 
 static int free_slot(struct sandbox *sb)
@@ -373,30 +453,34 @@ static void on_pending(struct sandbox *sb, short revents)
 			continue;
 		if (getsockopt(pfd.fd, SOL_SOCKET, SO_ERROR, &error, &len) < 0)
 			error = errno;
-		send_answer(b->listener, b->pending[i].id, error, false);
 		supervise_remove_source(sb, pfd.fd);
-		close(pfd.fd);
+		if (b->pending[i].stand_in) {
+			finish_stand_in(sb, &b->pending[i], error);
+		} else {
+			send_answer(b->listener, b->pending[i].id, error, false);
+			close(pfd.fd);
+		}
 		b->pending[i].sock = -1;
 	}
 }
 
-/* Keep SOCK until its connect is done; false when that cannot be. */
-static bool keep_pending(struct sandbox *sb, __u64 id, int sock)
+/* Keep P until its connect is done; false when that cannot be. */
+static bool keep_pending(struct sandbox *sb, const struct pending *p)
 {
 	struct connect_broker *b = sb->broker;
 	int slot = free_slot(sb);
 
-	if (slot < 0 || supervise_add_source(sb, sock, POLLOUT, on_pending) < 0)
+	if (slot < 0 || supervise_add_source(sb, p->sock, POLLOUT, on_pending) < 0)
 		return false;
-	b->pending[slot] = (struct pending){ id, sock };
+	b->pending[slot] = *p;
 	return true;
 }
 
 /* Connect SOCK to ADDR without waiting, and answer the call: the
  * kernel's own answer, or, for a blocking socket whose connect goes on,
- * its outcome later.  Takes SOCK. */
-static void connect_now(struct sandbox *sb, const struct seccomp_notif *req, int sock,
-			const struct sockaddr *addr, socklen_t len)
+ * its outcome later.  Takes SOCK.  The answer given now, or 0. */
+static int connect_now(struct sandbox *sb, const struct seccomp_notif *req, int sock,
+		       const struct sockaddr *addr, socklen_t len)
 {
 	struct connect_broker *b = sb->broker;
 	int flags = fcntl(sock, F_GETFL);
@@ -410,12 +494,13 @@ static void connect_now(struct sandbox *sb, const struct seccomp_notif *req, int
 	if (blocking)
 		(void)fcntl(sock, F_SETFL, flags);
 	if (blocking && (errnum == EINPROGRESS || errnum == EALREADY)) {
-		if (keep_pending(sb, req->id, sock))
-			return;
+		if (keep_pending(sb, &(struct pending){ .id = req->id, .sock = sock }))
+			return 0;
 		errnum = EAGAIN;	/* more than MAX_PENDING at once */
 	}
 	send_answer(b->listener, req->id, errnum, false);
 	close(sock);
+	return errnum;
 }
 
 /* Is SOCK's network namespace the supervisor's own?  Unknown (no
@@ -477,6 +562,127 @@ static bool connect_path(struct sandbox *sb, const struct target *t, int sock,
 	return true;
 }
 
+/* An allowed TCP connect: a stand-in of the host's namespace connects
+ * in place of SOCK (COMMAND's, taken), and goes to COMMAND once
+ * connected. */
+static void start_stand_in(struct sandbox *sb, const struct target *t, int sock,
+			   const struct net_dest *dest, const struct net_rule *rule,
+			   const struct sockaddr_storage *addr, socklen_t len)
+{
+	int flags = fcntl(sock, F_GETFL), e;
+	struct pending p = {
+		.id = t->req->id, .stand_in = true, .fd = (int)t->req->data.args[0],
+		.nonblock = flags >= 0 && (flags & O_NONBLOCK), .dest = *dest, .rule = rule,
+		.started = monotonic_now(),
+	};
+
+	p.cloexec = target_cloexec(t, p.fd);
+	p.sock = netconnect_socket(sock);
+	e = p.sock < 0 ? errno : 0;
+	close(sock);
+	if (!e && connect(p.sock, (const struct sockaddr *)addr, len) < 0)
+		e = errno;
+	if (e == EINPROGRESS) {
+		if (keep_pending(sb, &p))
+			return;
+		e = EAGAIN;	/* more than MAX_PENDING at once */
+	}
+	if (p.sock < 0) {
+		send_answer(sb->broker->listener, p.id, e, false);
+		snprintf(sb->broker->reason, sizeof(sb->broker->reason), "socket: %s",
+			 strerror(e));
+		netconnect_report(sb, dest, rule, "failed", sb->broker->reason, false, 0);
+		return;
+	}
+	finish_stand_in(sb, &p, e);
+}
+
+static bool connected(int sock)
+{
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+
+	return getpeername(sock, (struct sockaddr *)&peer, &len) == 0;
+}
+
+static bool sandbox_listens(const struct target *t, int family, int port)
+{
+	int dir = open(t->proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool found = dir >= 0 && netconnect_sandbox_listens(dir, family, port);
+
+	if (dir >= 0)
+		close(dir);
+	return found;
+}
+
+/* A refusal of a TCP connect to DEST (or NULL): ERRNUM, and a "net"
+ * line (counted for the summary at exit). */
+static void refuse_inet(struct sandbox *sb, const struct target *t, int sock,
+			const struct net_dest *dest, int errnum)
+{
+	struct connect_broker *b = sb->broker;
+
+	send_answer(b->listener, t->req->id, errnum, false);
+	close(sock);
+	netconnect_report(sb, dest, NULL, "refused", b->reason, true, 0);
+}
+
+/* A connect on an AF_INET or AF_INET6 stream socket, with --allow-net. */
+static bool connect_inet(struct sandbox *sb, const struct target *t, int sock,
+			 const struct sockaddr_storage *addr, socklen_t len)
+{
+	struct connect_broker *b = sb->broker;
+	bool stand_in = host_netns(sock);	/* one installed here before */
+	const struct net_rule *rule;
+	const char *class;
+	struct net_dest dest;
+
+	if (!netconnect_dest(addr, len, &dest)) {
+		if (!stand_in) {
+			connect_now(sb, t->req, sock, (const struct sockaddr *)addr, len);
+			return true;
+		}
+		/* AF_UNSPEC would disconnect it: a socket of the host's,
+		 * unconnected, connects anywhere with sendto(MSG_FASTOPEN). */
+		snprintf(b->reason, sizeof(b->reason), "connect broker: a connection made "
+			 "outside is never disconnected (connect AF_UNSPEC)");
+		refuse_inet(sb, t, sock, NULL, EACCES);
+		return true;
+	}
+	if (stand_in && connected(sock)) {
+		send_answer(b->listener, t->req->id, EISCONN, false);
+		close(sock);
+		return true;
+	}
+	rule = netconnect_rule(sb, &dest, b->reason, sizeof(b->reason));
+	if (rule) {
+		start_stand_in(sb, t, sock, &dest, rule, addr, len);
+		return true;
+	}
+	class = net_addr_special(&dest.addr);
+	if (!stand_in && class && strcmp(class, "loopback") == 0 &&
+	    sandbox_listens(t, dest.addr.family, dest.port)) {
+		/* The sandbox's own loopback: a server of COMMAND's. */
+		connect_now(sb, t->req, sock, (const struct sockaddr *)addr, len);
+		return true;
+	}
+	refuse_inet(sb, t, sock, &dest, ECONNREFUSED);
+	return true;
+}
+
+/* An AF_INET or AF_INET6 stream socket? */
+static bool inet_stream(int sock)
+{
+	int domain = 0, type = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+		return false;
+	len = sizeof(int);
+	return (domain == AF_INET || domain == AF_INET6) &&
+	       getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+}
+
 /* COMMAND's connect(fd, addr, len), made here. */
 static bool broker_connect(struct sandbox *sb, struct target *t, int *errnum,
 			   const char **source)
@@ -507,6 +713,8 @@ static bool broker_connect(struct sandbox *sb, struct target *t, int *errnum,
 			close(sock);
 		return true;
 	}
+	if (sb->net && inet_stream(sock))
+		return connect_inet(sb, t, sock, &addr, (socklen_t)len);
 	/* The kernel's own bound (unix_validate_addr): the path below is
 	 * copied into a buffer of sun_path's size, and the sandbox chose LEN. */
 	if (addr.ss_family == AF_UNIX && (size_t)len > sizeof(struct sockaddr_un)) {

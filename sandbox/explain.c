@@ -203,6 +203,17 @@ static const char *const net_kind_names[] = {
 	[NET_HOST_NAME] = "name", [NET_HOST_WILDCARD] = "wildcard", [NET_HOST_ADDR] = "address",
 };
 
+/* How a rule is reached: through the proxy, and for an address (or
+ * localhost) by a plain TCP connect() too (connect_broker.c). */
+static const char *net_reach(const struct net_rule *r)
+{
+	if (r->kind == NET_HOST_ADDR)
+		return "proxy, plain connect()";
+	if (net_rule_is_localhost(r))
+		return "proxy, plain connect() to 127.0.0.1 and ::1";
+	return "proxy only (the sandbox resolves no name)";
+}
+
 /* --allow-net: the proxy, and each rule with where it came from. */
 static void explain_net(const struct plan *plan, FILE *out)
 {
@@ -210,11 +221,13 @@ static void explain_net(const struct plan *plan, FILE *out)
 		return;
 	fprintf(out, "network: only through hutch's proxy at 127.0.0.1:%d and [::1]:%d "
 		"(HTTP CONNECT, plain http://, SOCKS5; HTTP_PROXY, HTTPS_PROXY and their "
-		"lowercase forms name it), to:\n", NET_PROXY_PORT, NET_PROXY_PORT);
+		"lowercase forms name it), and by a plain TCP connect() to an address a rule "
+		"names, to:\n", NET_PROXY_PORT, NET_PROXY_PORT);
 	for (size_t i = 0; i < plan->n_net_rules; i++) {
 		const struct net_rule *r = &plan->net_rules[i];
 
-		fprintf(out, "  %-8s %s    (%s)\n", net_kind_names[r->kind], r->text, r->origin);
+		fprintf(out, "  %-8s %s    (%s; reached by: %s)\n", net_kind_names[r->kind], r->text,
+			r->origin, net_reach(r));
 	}
 	fprintf(out, "  names are resolved by hutch on the host; a name never reaches a loopback, "
 		"link-local, metadata or this host's own address\n");
@@ -514,6 +527,8 @@ static void json_net_rule(const struct net_rule *r, struct json_writer *w)
 	json_int(w, r->port);
 	json_key(w, "origin");
 	json_string(w, r->origin);
+	json_key(w, "reached");
+	json_string(w, net_reach(r));
 	json_end_object(w);
 }
 

@@ -57,6 +57,7 @@ static struct netproxy_state *new_state(void)
 		return NULL;
 	st->handover[0] = st->handover[1] = st->chan = st->worker_pidfd = -1;
 	st->epoll = st->timer = -1;
+	st->report_line = proxy_report_line;
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		proxy_decision_reset(&st->d[i]);
 	for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)

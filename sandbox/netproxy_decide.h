@@ -46,7 +46,14 @@ struct decision {
 	double started, deadline;
 };
 
+struct proxy_record;
+
 struct netproxy_state {
+	/* netproxy_report.c's proxy_report_line, for the connect broker's
+	 * lines (netconnect.c), which cannot call it: report.c calls the
+	 * broker, and netproxy_report.c calls report.c. */
+	void (*report_line)(struct sandbox *sb, const struct proxy_record *r,
+			    const char *verdict, const char *reason, bool count);
 	int handover[2];	/* [0] the worker's, [1] pid 1's: the listeners */
 	int chan;		/* the supervisor's end of the channel */
 	int worker_pidfd;
@@ -81,12 +88,16 @@ struct proxy_record {
 	const struct net_rule *rule;
 	const struct net_addr *address;	/* the one connected, or NULL */
 	unsigned long long bytes_out, bytes_in;
+	bool bytes_unknown;	/* a plain connect: the bytes go kernel to kernel */
 	double seconds;
 };
 void proxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
 		  const char *reason);
 void proxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
 			 const char *reason);
+/* proxy_report, and with COUNT the refusal counted. */
+void proxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+		       const char *reason, bool count);
 void proxy_write_dropped_line(struct sandbox *sb);
 void proxy_print_summary(struct sandbox *sb);
 

@@ -26,6 +26,7 @@ static const char *proto_name(enum net_proto proto)
 	switch (proto) {
 	case NET_PROTO_SOCKS5: return "socks5";
 	case NET_PROTO_CONNECT: return "connect";
+	case NET_PROTO_TCP: return "tcp";
 	default: return "http";
 	}
 }
@@ -58,9 +59,15 @@ static void record_fields(const struct proxy_record *r, const char *verdict,
 	json_key(w, "reason");
 	json_string(w, reason);
 	json_key(w, "bytes_out");
-	json_uint(w, r->bytes_out);
+	if (r->bytes_unknown)
+		json_null(w);
+	else
+		json_uint(w, r->bytes_out);
 	json_key(w, "bytes_in");
-	json_uint(w, r->bytes_in);
+	if (r->bytes_unknown)
+		json_null(w);
+	else
+		json_uint(w, r->bytes_in);
 	json_key(w, "seconds");
 	json_number(w, "%.3f", r->seconds);
 }
@@ -121,6 +128,14 @@ void proxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r
 				      strchr(r->host, ':') ? "]" : "", r->port);
 	else
 		st->first = xasprintf("%s", reason);
+}
+
+void proxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+		       const char *reason, bool count)
+{
+	if (count)
+		proxy_count_refusal(sb->net, r, reason);
+	proxy_report(sb, r, verdict, reason);
 }
 
 /* ---- at exit ---- */

@@ -19,6 +19,7 @@ enum net_proto {
 	NET_PROTO_CONNECT,	/* HTTP CONNECT: a tunnel */
 	NET_PROTO_HTTP,		/* a plain HTTP request, forwarded */
 	NET_PROTO_SOCKS5,
+	NET_PROTO_TCP,		/* a plain connect() of COMMAND (netconnect.c), never the worker's */
 };
 
 /* The outcome of a parse of the bytes read so far. */

@@ -4,7 +4,8 @@
 # a network namespace of its own, "localhost" is the sandbox's loopback;
 # the proxy connects from the host's namespace, so a rule localhost:PORT
 # reaches the host's server.  NO_PROXY names localhost, so the clients
-# here are told to use the proxy for it all the same (--noproxy '').
+# here are told to use the proxy for it all the same (--noproxy ''); a
+# plain connect() reaches the same (t_netconnect.sh).
 
 # The servers, and the client copied where the sandbox sees it (the
 # bound current directory).  HTTP_PORT, ECHO_PORT.
@@ -235,15 +236,15 @@ check_no_way_around() {
 		python3 netclient.py direct 192.0.2.1 80
 		[ -z "$2" ] || python3 netclient.py direct "$2" "$1"
 		python3 netclient.py direct 127.0.0.1 3128' sh "$HTTP_PORT" "$own")
-	want="ConnectionRefusedError 111
-ConnectionRefusedError 111
-OSError 101"
+	want="connected
+connected
+ConnectionRefusedError 111"
 	[ -z "$own" ] || want="$want
-OSError 101"
+ConnectionRefusedError 111"
 	assert_eq "$want
-connected" "$out" "without the proxy: no host loopback, no route out; the proxy, yes"
+connected" "$out" "without the proxy: the rule's host port (plain connect), nothing else; the proxy, yes"
 }
-test_net_ignoring_the_proxy_connects_nowhere() {
+test_net_ignoring_the_proxy_reaches_only_the_rules() {
 	start_servers
 	for_each_caller check_no_way_around
 }
@@ -367,8 +368,13 @@ test_net_explain_and_errors() {
 		--explain true)
 	assert_match "network: only through hutch's proxy at 127.0.0.1:3128 and \[::1\]:3128" "$out" \
 		"the proxy's address"
-	assert_match "  name     registry.npmjs.org    \(command line\)" "$out" "a name rule"
-	assert_match "  wildcard \*.github.com:\*    \(command line\)" "$out" "a wildcard rule"
+	assert_match "  name     registry.npmjs.org    \(command line; reached by: proxy only" "$out" "a name rule"
+	assert_match "  wildcard \*.github.com:\*    \(command line; reached by: proxy only" "$out" "a wildcard rule"
+	out=$(cd "$T/work" && "$H" --allow-net localhost:8080 --allow-net 10.0.0.0/8:5432 --explain true)
+	assert_match "  name     localhost:8080    \(command line; reached by: proxy, plain connect\(\) to 127.0.0.1 and ::1\)" \
+		"$out" "localhost: by plain connect too"
+	assert_match "  address  10.0.0.0/8:5432    \(command line; reached by: proxy, plain connect\(\)\)" \
+		"$out" "an address rule: by plain connect too"
 	assert_match "HTTPS_PROXY=http://127.0.0.1:3128" "$out" "the variables for COMMAND"
 	assert_match "NO_PROXY=localhost,127.0.0.1,::1" "$out" "NO_PROXY"
 	if command -v jq >/dev/null; then

@@ -1,5 +1,6 @@
 /* Unit tests of the proxy's pure parts: --allow-net rules (netrule.c)
- * and the request parsers (netrequest.c). */
+ * the request parsers (netrequest.c), and a plain connect's destination
+ * and the sandbox's listeners (netconnect.c). */
 #define _GNU_SOURCE
 #include <check.h>
 
@@ -8,8 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "netconnect.h"
 #include "netproxy_chan.h"
 #include "netrequest.h"
 #include "netrule.h"
@@ -543,6 +549,88 @@ START_TEST(socks)
 }
 END_TEST
 
+/* A connect()'s address as the rules see it: ::ffff:a.b.c.d is a.b.c.d;
+ * no port, a short length or another family is no destination. */
+START_TEST(connect_destinations)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	struct net_dest d;
+	char buf[64];
+
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(8080);
+	inet_pton(AF_INET, "127.0.0.1", &sin->sin_addr);
+	ck_assert(netconnect_dest(&ss, sizeof(*sin), &d));
+	ck_assert_int_eq(d.port, 8080);
+	net_addr_format(&d.addr, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "127.0.0.1");
+	ck_assert(!netconnect_dest(&ss, sizeof(*sin) - 1, &d));
+	sin->sin_port = 0;
+	ck_assert(!netconnect_dest(&ss, sizeof(*sin), &d));
+
+	memset(&ss, 0, sizeof(ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(443);
+	inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6->sin6_addr);
+	ck_assert(netconnect_dest(&ss, sizeof(*sin6), &d));
+	ck_assert_int_eq(d.addr.family, AF_INET);
+	net_addr_format(&d.addr, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "127.0.0.1");
+	inet_pton(AF_INET6, "::1", &sin6->sin6_addr);
+	ck_assert(netconnect_dest(&ss, sizeof(*sin6), &d));
+	ck_assert_int_eq(d.addr.family, AF_INET6);
+
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = AF_UNSPEC;
+	ck_assert(!netconnect_dest(&ss, sizeof(ss), &d));
+}
+END_TEST
+
+static void write_table(int dir, const char *name, const char *text)
+{
+	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A listener of the sandbox's is found by port and state 0A (LISTEN)
+ * in net/tcp (IPv4 only) and net/tcp6 (either family). */
+START_TEST(sandbox_listeners)
+{
+	static const char head[] = "  sl  local_address rem_address   st\n";
+	char tmpl[] = "/tmp/hutch-unit-net.XXXXXX";
+	char *path = mkdtemp(tmpl);
+	int dir, net;
+
+	ck_assert_ptr_nonnull(path);
+	dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(mkdirat(dir, "net", 0700), 0);
+	net = openat(dir, "net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	write_table(net, "tcp", "  sl  local_address rem_address   st\n"
+		    "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000\n"
+		    "   1: 0100007F:1F91 0100007F:9C40 01 00000000:00000000\n");
+	write_table(net, "tcp6", head);
+	ck_assert(netconnect_sandbox_listens(dir, AF_INET, 8080));
+	ck_assert(!netconnect_sandbox_listens(dir, AF_INET, 8081));	/* connected, not listening */
+	ck_assert(!netconnect_sandbox_listens(dir, AF_INET6, 8080));	/* an IPv4 listener only */
+	write_table(net, "tcp6", "  sl  local_address rem_address   st\n"
+		    "   0: 00000000000000000000000000000000:1F91 "
+		    "00000000000000000000000000000000:0000 0A 0\n");
+	ck_assert(netconnect_sandbox_listens(dir, AF_INET6, 8081));
+	ck_assert(netconnect_sandbox_listens(dir, AF_INET, 8081));	/* dual-stack: maybe, so yes */
+	unlinkat(net, "tcp", 0);
+	unlinkat(net, "tcp6", 0);
+	close(net);
+	unlinkat(dir, "net", AT_REMOVEDIR);
+	close(dir);
+	rmdir(path);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -560,6 +648,8 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, asks_checked);
 	tcase_add_test(tc, http_rewrite);
 	tcase_add_test(tc, socks);
+	tcase_add_test(tc, connect_destinations);
+	tcase_add_test(tc, sandbox_listeners);
 	suite_add_tcase(s, tc);
 	return s;
 }
