@@ -61,6 +61,7 @@ int stage_deathsig(struct sandbox *sb)
 {
 	char c;
 
+	timing_mark(&sb->timing, TM_CHILD_START);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return stage_fail(sb, "set", "parent death signal");
 	status_leave(sb);
@@ -72,6 +73,7 @@ int stage_deathsig(struct sandbox *sb)
 	if (read(sb->release_pipe[0], &c, 1) != 1 || supervisor_gone(sb))
 		_exit(failure_status(sb->plan));
 	close_fd(&sb->release_pipe[0]);
+	timing_mark(&sb->timing, TM_CHILD_RELEASED);
 	return protocol_userns_block(sb);
 }
 
@@ -120,7 +122,11 @@ int stage_mounts(struct sandbox *sb)
 		return -1;
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
 	sb->ms.protect_sock = protect_take_socket(sb);
-	return mounts_build(&sb->ms);
+	sb->ms.timing = &sb->timing;
+	if (mounts_build(&sb->ms) < 0)
+		return -1;
+	timing_mark(&sb->timing, TM_MOUNTED);
+	return 0;
 }
 
 static int write_self_file(struct sandbox *sb, const char *name, const char *text,
@@ -191,12 +197,15 @@ int stage_seal(struct sandbox *sb)
 		return -1;
 	if (protocol_enter_userns2(sb) < 0 || limits_apply_nproc(sb) < 0)
 		return -1;
+	timing_mark(&sb->timing, TM_NESTED);
 	if (!sb->has_init)
 		return become(sb, WHO_COMMAND);
 	if (pipe2(sb->go_pipe, O_CLOEXEC) < 0)
 		return stage_fail(sb, "pipe", "go");
 	if (block_init_signals(sb) < 0)
 		return -1;
+	/* (COMMAND's process sends pid 1's marks: those until here) */
+	timing_mark(&sb->timing, TM_FORKING);
 	pid = clone_with_pidfd(0, &sb->command_fd, -1);
 	if (pid < 0)
 		return stage_fail(sb, "fork", "COMMAND's process");
@@ -270,6 +279,7 @@ int stage_policy(struct sandbox *sb)
 {
 	const struct plan *plan = sb->plan;
 
+	timing_mark(&sb->timing, TM_CMD_START);
 	/* The fallback's file system and network confinement comes first,
 	 * where the namespace path has its mounts already. */
 	if (sb->fallback && landlock_confine(sb) < 0)
@@ -284,6 +294,7 @@ int stage_policy(struct sandbox *sb)
 		return stage_fail(sb, "restore", "SIGCHLD disposition");
 	if (close_stray_fds(sb) < 0 || limits_apply(sb) < 0)
 		return -1;
+	timing_mark(&sb->timing, TM_PRE_FILTER);
 	/* Before the filter: a strict policy refuses Landlock's calls. */
 	if (landlock_scope_apply(sb) < 0)
 		return -1;
@@ -292,6 +303,7 @@ int stage_policy(struct sandbox *sb)
 				   report_send_listener, sb, sb->err,
 				   sizeof(sb->err)) < 0)
 		return -1;
+	timing_mark(&sb->timing, TM_POLICY);
 	return protocol_before_exec(sb);
 }
 
@@ -394,6 +406,7 @@ int stage_exec(struct sandbox *sb)
 	char cwd[PATH_MAX];
 
 	wait_for_go(sb);
+	timing_mark(&sb->timing, TM_GO);
 	if (protocol_block(sb) < 0)
 		return -1;
 	if (!sb->has_init)
@@ -410,6 +423,7 @@ int stage_exec(struct sandbox *sb)
 	if (plan->mode == MODE_BWRAP && strcmp(file, PLAN_SELF_EXE) == 0)
 		command_env_set(sb, PLAN_REEXEC_ENV, "1");
 	environ = command_env(sb);
+	timing_mark(&sb->timing, TM_EXEC);
 	if (setup_log_mark_exec(sb) < 0)
 		_exit(failure_status(plan));
 	execvp(file, command_argv(sb));

@@ -25,6 +25,8 @@
 #include "plan.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "process.h"
+#include "timing.h"
 
 #define HUTCH_VERSION "0.1.0"
 
@@ -45,6 +47,7 @@ static void init_sandbox(struct sandbox *sb, const struct plan *plan)
 	sb->self_proc = -1;
 	sb->fault_supervisor_fd = -1;
 	sb->cgroup_fd = -1;
+	sb->timing_fd = -1;
 	sb->userns_limit_fd = -1;
 	sb->report_sock[0] = sb->report_sock[1] = -1;
 	sb->run.timerfd = -1;
@@ -146,12 +149,26 @@ static int show_info(const struct plan *plan)
 	return 0;
 }
 
-static int run(const struct plan *plan)
+/* --timing, HUTCH_TIMING: the launch's marks reported, on every way out. */
+static void report_timing(struct sandbox *sb)
+{
+	if (!sb->timing.on)
+		return;
+	timing_mark(&sb->timing, TM_END);
+	timing_report(&sb->timing, sb->plan->timing, sb->timing_fd);
+	close_fd(&sb->timing_fd);
+}
+
+static int run(const struct plan *plan, uint64_t started)
 {
 	struct sandbox sb;
 	int status;
 
 	init_sandbox(&sb, plan);
+	if (plan->timing || plan->timing_file) {
+		timing_start(&sb.timing, started);
+		timing_mark(&sb.timing, TM_PARSED);
+	}
 	/* parse ran before the sandbox existed; its fault point is here. */
 	if (fault_point(&sb, &stages[0]) < 0 ||
 	    stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
@@ -168,6 +185,7 @@ static int run(const struct plan *plan)
 		status_exited(&sb, failure_status(plan));
 		limits_release(&sb);
 		command_env_release(&sb);
+		report_timing(&sb);
 		return failure_status(plan);
 	}
 	finish(&sb);
@@ -184,6 +202,7 @@ static int run(const struct plan *plan)
 			 plan->timeout);
 		log_warning(plan->prog, msg);
 	}
+	report_timing(&sb);
 	return status;
 }
 
@@ -192,6 +211,8 @@ int main(int argc, char **argv)
 	struct plan plan;
 	char err[4096];
 	int parsed, status;
+	/* For --timing, read before anything else (the vDSO: no system call). */
+	uint64_t started = timing_now();
 
 	parsed = plan_parse(&plan, argc, argv, environ, err, sizeof(err));
 
@@ -206,7 +227,7 @@ int main(int argc, char **argv)
 	} else if (plan.doctor) {
 		status = doctor_run(&plan, stdout);
 	} else {
-		status = run(&plan);
+		status = run(&plan, started);
 	}
 	plan_free(&plan);
 	return status;

@@ -13,6 +13,7 @@
 #include "protocol.h"
 #include "landlock_approx.h"
 #include "supervise_loop.h"
+#include "timing.h"
 
 struct policy_ready;
 struct sandbox;
@@ -87,6 +88,8 @@ struct sandbox {
 	int hold_base;		/* the first fd pid 1 holds, HOLD_BASE or above */
 	int hold_count;		/* how many it holds from there */
 	int fault_supervisor_fd;	/* hutch-fault only */
+	struct timing timing;	/* --timing, HUTCH_TIMING: the marks passed */
+	int timing_fd;		/* HUTCH_TIMING's file, or -1 */
 };
 
 /* Add an fd to the supervisor's poll loop; -1 when the table is full
