@@ -147,8 +147,11 @@ size_t timing_format_lines(const struct timing *t, char *buf, size_t size)
 	return len;
 }
 
-/* One "@t ID NS" line (without its newline) into T; false if it is not
- * one, or names a mark that is not the sandbox's. */
+/* One "@t ID NS" line into T; false if it is not one.  The log's writers
+ * are hutch's own set-up code, before COMMAND runs (the write end closes
+ * at its execve); even so a line is taken only as a known mark of the
+ * sandbox's side and a number, and nothing of it is printed but that
+ * number: bytes from the sandbox's side never reach the terminal. */
 static bool take_line(struct timing *t, const char *line)
 {
 	char *end;
