@@ -70,6 +70,7 @@ int stage_deathsig(struct sandbox *sb)
 	close_fd(&sb->control_pipe[1]);
 	close_fd(&sb->status_pipe[0]);
 	close_fd(&sb->sigfd);
+	close_fd(&sb->timing_fd);	/* the supervisor writes HUTCH_TIMING's file */
 	if (read(sb->release_pipe[0], &c, 1) != 1 || supervisor_gone(sb))
 		_exit(failure_status(sb->plan));
 	close_fd(&sb->release_pipe[0]);

@@ -270,21 +270,29 @@ void timing_print_json(const struct timing *t, FILE *out)
 	fputc('\n', out);
 }
 
+/* What PRINT writes, in one write to FD: launches that share a FILE
+ * (O_APPEND) or a terminal keep their lines whole. */
+static void write_once(const struct timing *t, int fd,
+		       void (*print)(const struct timing *t, FILE *out))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	print(t, mem);
+	if (fclose(mem) == 0 && write(fd, text, len) < 0)
+		len = 0;	/* nothing else to do: the run's outcome stands */
+	free(text);
+}
+
 void timing_report(const struct timing *t, unsigned want, int fd)
 {
-	char *line = NULL;
-	size_t len = 0;
-	FILE *mem;
-
 	if (want & TIMING_TEXT)
-		timing_print_table(t, stderr);
+		write_once(t, STDERR_FILENO, timing_print_table);
 	if (want & TIMING_JSON)
-		timing_print_json(t, stderr);
-	if (fd < 0 || !(mem = open_memstream(&line, &len)))
-		return;
-	timing_print_json(t, mem);
-	/* One write with O_APPEND: launches that share FILE keep whole lines. */
-	if (fclose(mem) == 0 && write(fd, line, len) < 0)
-		len = 0;
-	free(line);
+		write_once(t, STDERR_FILENO, timing_print_json);
+	if (fd >= 0)
+		write_once(t, fd, timing_print_json);
 }
