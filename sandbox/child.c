@@ -138,6 +138,20 @@ static int write_self_file(struct sandbox *sb, const char *name, const char *tex
 	return 0;
 }
 
+/* The mount namespace pid 1 leaves for the nested one dies with its last
+ * reference, and its teardown waits for an RCU grace period (0.1 ms on
+ * a quiet machine, milliseconds on a busy one): dropped by the unshare,
+ * pid 1 would wait before it forks COMMAND's process.  Held here, it is
+ * dropped by COMMAND's process (stage policy) while pid 1 executes the
+ * init, off the way to COMMAND's start.  Only with an init: without,
+ * pid 1 is COMMAND's process.  Without the fd (no /proc/self/ns), the
+ * unshare drops it as before. */
+static void hold_old_mount_ns(struct sandbox *sb)
+{
+	if (sb->has_init && sb->self_proc >= 0)
+		sb->old_mntns = openat(sb->self_proc, "ns/mnt", O_RDONLY | O_CLOEXEC);
+}
+
 /* The second user namespace: devpts needs uid 0 mapped while it is
  * mounted, so the ids asked for come from here; in hutch mode it also
  * brings a mount namespace, to lock the finished tree (see prepare). */
@@ -146,6 +160,8 @@ static int enter_nested_userns(struct sandbox *sb)
 	int flags = CLONE_NEWUSER | (sb->plan->mode == MODE_HUTCH ? CLONE_NEWNS : 0);
 	char map[64];
 
+	if (flags & CLONE_NEWNS)
+		hold_old_mount_ns(sb);
 	if (unshare(flags) < 0)
 		return stage_fail_as(sb, "new user namespace", "to lock the mounts",
 			       BW_UNSHARE_USER, NULL);
@@ -215,6 +231,7 @@ int stage_seal(struct sandbox *sb)
 		return become(sb, WHO_COMMAND);
 	}
 	sb->command_pid = pid;
+	close_fd(&sb->old_mntns);	/* COMMAND's process holds it still */
 	/* With the pty relay COMMAND has a session of its own; pid 1 leaves
 	 * the caller's too, so nothing in the sandbox has the caller's
 	 * terminal as its controlling terminal. */
@@ -281,6 +298,10 @@ int stage_policy(struct sandbox *sb)
 	const struct plan *plan = sb->plan;
 
 	timing_mark(&sb->timing, TM_CMD_START);
+	/* The old namespace's teardown, while pid 1 executes the init;
+	 * COMMAND never holds a handle on that tree, whose mounts are not
+	 * locked. */
+	close_fd(&sb->old_mntns);
 	/* The fallback's file system and network confinement comes first,
 	 * where the namespace path has its mounts already. */
 	if (sb->fallback && landlock_confine(sb) < 0)

@@ -44,7 +44,7 @@ static void init_sandbox(struct sandbox *sb, const struct plan *plan)
 		sb->control_pipe[i] = sb->status_pipe[i] = sb->go_pipe[i] = -1;
 	}
 	sb->sigfd = sb->init_image = sb->pid1_fd = sb->command_fd = -1;
-	sb->self_proc = -1;
+	sb->self_proc = sb->old_mntns = -1;
 	sb->fault_supervisor_fd = -1;
 	sb->cgroup_fd = -1;
 	sb->timing_fd = -1;

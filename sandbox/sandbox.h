@@ -63,6 +63,8 @@ struct sandbox {
 	pid_t command_pid;	/* COMMAND's pid in the sandbox (child side) */
 	int command_fd;		/* its pidfd, handed to init */
 	int self_proc;		/* O_PATH /proc/self of pid 1, for nested maps */
+	int old_mntns;		/* pid 1's first mount namespace, held across
+				   the nested one's unshare (child.c), or -1 */
 	bool has_init;		/* a hutch init runs as pid 1 */
 	bool nested_userns;	/* a second user namespace gives the final ids */
 

@@ -72,7 +72,7 @@ const struct timing_step timing_steps[] = {
 	{ "seal", TS_PID1, "go pipe, signals blocked", TM_NESTED, TM_FORKING },
 	{ "seal", TS_PID1, "fork, init exec, its go (wake-up)", TM_FORKING, TM_GO },
 	{ "policy", TS_COMMAND, "fork until COMMAND's process runs", TM_FORKING, TM_CMD_START },
-	{ "policy", TS_COMMAND, "ids, pty, signals, fds, limits", TM_CMD_START, TM_PRE_FILTER },
+	{ "policy", TS_COMMAND, "old mount namespace dropped, ids, fds, limits", TM_CMD_START, TM_PRE_FILTER },
 	{ "policy", TS_COMMAND, "caps, no_new_privs, filter load", TM_PRE_FILTER, TM_POLICY },
 	{ "exec", TS_COMMAND, "environment, exec marker", TM_GO, TM_EXEC },
 	{ "exec", TS_SUPERVISOR, "execve until the supervisor sees it", TM_EXEC, TM_EXEC_SEEN },
