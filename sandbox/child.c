@@ -61,6 +61,7 @@ int stage_deathsig(struct sandbox *sb)
 {
 	char c;
 
+	timing_mark(&sb->timing, TM_CHILD_START);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return stage_fail(sb, "set", "parent death signal");
 	status_leave(sb);
@@ -69,9 +70,11 @@ int stage_deathsig(struct sandbox *sb)
 	close_fd(&sb->control_pipe[1]);
 	close_fd(&sb->status_pipe[0]);
 	close_fd(&sb->sigfd);
+	close_fd(&sb->timing_fd);	/* the supervisor writes HUTCH_TIMING's file */
 	if (read(sb->release_pipe[0], &c, 1) != 1 || supervisor_gone(sb))
 		_exit(failure_status(sb->plan));
 	close_fd(&sb->release_pipe[0]);
+	timing_mark(&sb->timing, TM_CHILD_RELEASED);
 	return protocol_userns_block(sb);
 }
 
@@ -120,7 +123,11 @@ int stage_mounts(struct sandbox *sb)
 		return -1;
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
 	sb->ms.protect_sock = protect_take_socket(sb);
-	return mounts_build(&sb->ms);
+	sb->ms.timing = &sb->timing;
+	if (mounts_build(&sb->ms) < 0)
+		return -1;
+	timing_mark(&sb->timing, TM_MOUNTED);
+	return 0;
 }
 
 static int write_self_file(struct sandbox *sb, const char *name, const char *text,
@@ -131,6 +138,20 @@ static int write_self_file(struct sandbox *sb, const char *name, const char *tex
 	return 0;
 }
 
+/* The mount namespace pid 1 leaves for the nested one dies with its last
+ * reference, and its teardown waits for an RCU grace period (0.1 ms on
+ * a quiet machine, milliseconds on a busy one): dropped by the unshare,
+ * pid 1 would wait before it forks COMMAND's process.  Held here, it is
+ * dropped by COMMAND's process (stage policy) while pid 1 executes the
+ * init, off the way to COMMAND's start.  Only with an init: without,
+ * pid 1 is COMMAND's process.  Without the fd (no /proc/self/ns), the
+ * unshare drops it as before. */
+static void hold_old_mount_ns(struct sandbox *sb)
+{
+	if (sb->has_init && sb->self_proc >= 0)
+		sb->old_mntns = openat(sb->self_proc, "ns/mnt", O_RDONLY | O_CLOEXEC);
+}
+
 /* The second user namespace: devpts needs uid 0 mapped while it is
  * mounted, so the ids asked for come from here; in hutch mode it also
  * brings a mount namespace, to lock the finished tree (see prepare). */
@@ -139,6 +160,8 @@ static int enter_nested_userns(struct sandbox *sb)
 	int flags = CLONE_NEWUSER | (sb->plan->mode == MODE_HUTCH ? CLONE_NEWNS : 0);
 	char map[64];
 
+	if (flags & CLONE_NEWNS)
+		hold_old_mount_ns(sb);
 	if (unshare(flags) < 0)
 		return stage_fail_as(sb, "new user namespace", "to lock the mounts",
 			       BW_UNSHARE_USER, NULL);
@@ -191,12 +214,15 @@ int stage_seal(struct sandbox *sb)
 		return -1;
 	if (protocol_enter_userns2(sb) < 0 || limits_apply_nproc(sb) < 0)
 		return -1;
+	timing_mark(&sb->timing, TM_NESTED);
 	if (!sb->has_init)
 		return become(sb, WHO_COMMAND);
 	if (pipe2(sb->go_pipe, O_CLOEXEC) < 0)
 		return stage_fail(sb, "pipe", "go");
 	if (block_init_signals(sb) < 0)
 		return -1;
+	/* (COMMAND's process sends pid 1's marks: those until here) */
+	timing_mark(&sb->timing, TM_FORKING);
 	pid = clone_with_pidfd(0, &sb->command_fd, -1);
 	if (pid < 0)
 		return stage_fail(sb, "fork", "COMMAND's process");
@@ -205,6 +231,7 @@ int stage_seal(struct sandbox *sb)
 		return become(sb, WHO_COMMAND);
 	}
 	sb->command_pid = pid;
+	close_fd(&sb->old_mntns);	/* COMMAND's process holds it still */
 	/* With the pty relay COMMAND has a session of its own; pid 1 leaves
 	 * the caller's too, so nothing in the sandbox has the caller's
 	 * terminal as its controlling terminal. */
@@ -292,6 +319,11 @@ int stage_policy(struct sandbox *sb)
 {
 	const struct plan *plan = sb->plan;
 
+	timing_mark(&sb->timing, TM_CMD_START);
+	/* The old namespace's teardown, while pid 1 executes the init;
+	 * COMMAND never holds a handle on that tree, whose mounts are not
+	 * locked. */
+	close_fd(&sb->old_mntns);
 	/* The fallback's file system and network confinement comes first,
 	 * where the namespace path has its mounts already. */
 	if (sb->fallback && landlock_confine(sb) < 0)
@@ -308,6 +340,7 @@ int stage_policy(struct sandbox *sb)
 		return -1;
 	if (limits_before_policy(sb) && limits_apply(sb) < 0)
 		return -1;
+	timing_mark(&sb->timing, TM_PRE_FILTER);
 	/* Before the filter: a strict policy refuses Landlock's calls. */
 	if (landlock_scope_apply(sb) < 0)
 		return -1;
@@ -316,6 +349,7 @@ int stage_policy(struct sandbox *sb)
 				   report_send_listener, sb, sb->err,
 				   sizeof(sb->err)) < 0)
 		return -1;
+	timing_mark(&sb->timing, TM_POLICY);
 	return protocol_before_exec(sb);
 }
 
@@ -419,6 +453,7 @@ int stage_exec(struct sandbox *sb)
 	char **argv;
 
 	wait_for_go(sb);
+	timing_mark(&sb->timing, TM_GO);
 	if (protocol_block(sb) < 0)
 		return -1;
 	if (!sb->has_init)
@@ -440,6 +475,7 @@ int stage_exec(struct sandbox *sb)
 		return -1;
 	if (protocol_load_filters(sb) < 0)
 		return -1;
+	timing_mark(&sb->timing, TM_EXEC);
 	if (setup_log_mark_exec(sb) < 0)
 		_exit(failure_status(plan));
 	execvp(file, argv);

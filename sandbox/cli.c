@@ -106,6 +106,7 @@ static const struct opt_spec specs[] = {
 	{ "file-label", 1, "LABEL", BOTH, opt_file_label, "SELinux label of the files the sandbox creates" },
 	{ "disable-userns", 0, NULL, BOTH, opt_disable_userns, "Let nothing inside the sandbox make another user namespace" },
 	{ "assert-userns-disabled", 0, NULL, BOTH, opt_assert_userns_disabled, "Fail unless making a user namespace inside the sandbox is refused" },
+	{ "timing", 1, "FORMAT", HUTCH | NOPROF | OPTARG, opt_timing, "After the run, print on stderr where the launch spent its time (FORMAT text or json)" },
 	{ "report", 1, "FILE", HUTCH | NOPROF, opt_report, "Write one JSON line per refused action to FILE" },
 	{ "report-fd", 1, "FD", HUTCH | NOPROF, opt_report_fd, "Write one JSON line per refused action to FD" },
 	{ "seccomp-log", 0, NULL, HUTCH, opt_seccomp_log, "Also let the kernel log refused calls (SECCOMP_RET_LOG)" },

@@ -233,3 +233,46 @@ int hostfile_create_fresh(const char *path, const char **why)
 	close(dir);
 	return fd;
 }
+
+/* An existing NAME in DIR for appending: never a link followed (O_PATH
+ * with O_NOFOLLOW holds the link itself, refused as not regular), never
+ * a FIFO or device opened, never another user's file; the very inode
+ * checked is opened, through /proc/self/fd. */
+static int open_existing_for_append(int dir, const char *name, const char **why)
+{
+	struct stat st;
+	char proc[64];
+	int path_fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), fd;
+
+	if (path_fd < 0 || fstat(path_fd, &st) < 0)
+		return fail_with(why, strerror(errno), path_fd);
+	if (!S_ISREG(st.st_mode))
+		return fail_with(why, S_ISLNK(st.st_mode) ? "a symbolic link (refused: links are "
+				 "not followed)" : not_regular(st.st_mode), path_fd);
+	if (st.st_uid != geteuid())
+		return fail_with(why, "another user's file stands there", path_fd);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+	fd = open(proc, O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fail_with(why, strerror(errno), path_fd);
+	close(path_fd);
+	return fd;
+}
+
+int hostfile_open_append(const char *path, const char **why)
+{
+	const char *base;
+	int dir = open_parent(path, &base, why), fd;
+
+	if (dir < 0)
+		return -1;
+	/* O_EXCL|O_NOFOLLOW: only a new file is created and opened here. */
+	fd = openat(dir, base, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
+		    O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST)
+		fd = open_existing_for_append(dir, base, why);
+	else if (fd < 0)
+		fd = fail_with(why, strerror(errno), -1);
+	close(dir);
+	return fd;
+}

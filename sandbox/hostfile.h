@@ -36,4 +36,11 @@ char *hostfile_read_small(const char *path, size_t *len, struct stat *st, const 
  * *WHY (static text). */
 int hostfile_create_fresh(const char *path, const char **why);
 
+/* PATH for appending (close-on-exec): a new regular file of the caller,
+ * mode 0600, or the caller's regular file that stands there, reached
+ * without a symbolic link; a link, a FIFO, a socket, a device, a
+ * directory or another user's file is refused.  The fd, or -1 and *WHY
+ * (static text). */
+int hostfile_open_append(const char *path, const char **why);
+
 #endif

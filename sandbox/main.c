@@ -25,6 +25,8 @@
 #include "plan.h"
 #include "sandbox.h"
 #include "seal.h"
+#include "process.h"
+#include "timing.h"
 
 #define HUTCH_VERSION "0.1.0"
 
@@ -42,9 +44,10 @@ static void init_sandbox(struct sandbox *sb, const struct plan *plan)
 		sb->control_pipe[i] = sb->status_pipe[i] = sb->go_pipe[i] = -1;
 	}
 	sb->sigfd = sb->init_image = sb->pid1_fd = sb->command_fd = -1;
-	sb->self_proc = -1;
+	sb->self_proc = sb->old_mntns = -1;
 	sb->fault_supervisor_fd = -1;
 	sb->cgroup_fd = -1;
+	sb->timing_fd = -1;
 	sb->userns_limit_fd = -1;
 	sb->report_sock[0] = sb->report_sock[1] = -1;
 	sb->run.timerfd = -1;
@@ -165,12 +168,26 @@ static int show_info(const struct plan *plan)
 	return 0;
 }
 
-static int run(const struct plan *plan)
+/* --timing, HUTCH_TIMING: the launch's marks reported, on every way out. */
+static void report_timing(struct sandbox *sb)
+{
+	if (!sb->timing.on)
+		return;
+	timing_mark(&sb->timing, TM_END);
+	timing_report(&sb->timing, sb->plan->timing, sb->timing_fd);
+	close_fd(&sb->timing_fd);
+}
+
+static int run(const struct plan *plan, uint64_t started)
 {
 	struct sandbox sb;
 	int status;
 
 	init_sandbox(&sb, plan);
+	if (plan->timing || plan->timing_file) {
+		timing_start(&sb.timing, started);
+		timing_mark(&sb.timing, TM_PARSED);
+	}
 	/* parse ran before the sandbox existed; its fault point is here. */
 	if (fault_point(&sb, &stages[0]) < 0 ||
 	    stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
@@ -187,6 +204,7 @@ static int run(const struct plan *plan)
 		status_exited(&sb, failure_status(plan));
 		limits_release(&sb);
 		command_env_release(&sb);
+		report_timing(&sb);
 		return failure_status(plan);
 	}
 	finish(&sb);
@@ -197,6 +215,7 @@ static int run(const struct plan *plan)
 	limits_release(&sb);
 	command_env_release(&sb);
 	timeout_message(&sb);
+	report_timing(&sb);
 	return status;
 }
 
@@ -205,6 +224,8 @@ int main(int argc, char **argv)
 	struct plan plan;
 	char err[4096];
 	int parsed, status;
+	/* For --timing, read before anything else (the vDSO: no system call). */
+	uint64_t started = timing_now();
 
 	parsed = plan_parse(&plan, argc, argv, environ, err, sizeof(err));
 
@@ -219,7 +240,7 @@ int main(int argc, char **argv)
 	} else if (plan.doctor) {
 		status = doctor_run(&plan, stdout);
 	} else {
-		status = run(&plan);
+		status = run(&plan, started);
 	}
 	plan_free(&plan);
 	return status;

@@ -624,20 +624,29 @@ static int build_tree(struct mount_state *ms)
 
 	if (!getcwd(old_cwd, sizeof(old_cwd)))
 		old_cwd[0] = '\0';
-	if (make_propagation_private(ms) < 0 || clone_sources(ms) < 0)
+	timing_mark(ms->timing, TM_MNT_BEGIN);
+	if (make_propagation_private(ms) < 0)
 		return -1;
+	timing_mark(ms->timing, TM_MNT_PRIVATE);
+	if (clone_sources(ms) < 0)
+		return -1;
+	timing_mark(ms->timing, TM_MNT_SOURCES);
 	if (attach_new_root(ms) < 0)
 		return -1;
+	timing_mark(ms->timing, TM_MNT_ROOT);
 	for (size_t i = 0; i < ms->plan->n_ops; i++)
 		if (do_op(ms, i) < 0)
 			return failed_op(ms, i);
+	timing_mark(ms->timing, TM_MNT_OPS);
 	/* While the caller's whole /proc is still in view: the kernel
 	 * makes no procfs for a namespace that has none. */
 	mount_proc_private(ms);
 	if (protect_apply(ms) < 0)
 		return -1;
+	timing_mark(ms->timing, TM_MNT_PROTECT);
 	if (pivot_into_root(ms) < 0)
 		return -1;
+	timing_mark(ms->timing, TM_MNT_PIVOT);
 	return enter_cwd(ms, old_cwd);
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "plan.h"
+#include "timing.h"
 
 #define N_DEV_NODES 6
 
@@ -30,6 +31,7 @@ struct mount_state {
 	mode_t parent_mode;	/* of the parent directories the operation
 				   being carried out creates */
 	int protect_sock;	/* --protect: placeholders are named on it, or -1 */
+	struct timing *timing;	/* where the phases are marked (timing.h) */
 	char *err;
 	size_t errlen;
 };

@@ -11,6 +11,7 @@
 
 #include "fds.h"
 #include "options.h"
+#include "timing.h"
 #include "util.h"
 
 static int add_namespace(struct apply_ctx *a, int clone_flag)
@@ -244,6 +245,16 @@ int opt_explain(struct apply_ctx *a)
 	if (arg && strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
 		return opt_fail(a, "--explain: unknown format %s (text or json)", arg);
 	a->plan->explain = arg && strcmp(arg, "json") == 0 ? EXPLAIN_JSON : EXPLAIN_TEXT;
+	return 0;
+}
+
+int opt_timing(struct apply_ctx *a)
+{
+	const char *arg = a->rec->args[0];
+
+	if (arg && strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
+		return opt_fail(a, "--timing: unknown format %s (text or json)", arg);
+	a->plan->timing = arg && strcmp(arg, "json") == 0 ? TIMING_JSON : TIMING_TEXT;
 	return 0;
 }
 

@@ -140,6 +140,7 @@ int opt_help(struct apply_ctx *a);
 int opt_version(struct apply_ctx *a);
 int opt_profile(struct apply_ctx *a);
 int opt_explain(struct apply_ctx *a);
+int opt_timing(struct apply_ctx *a);
 int opt_doctor(struct apply_ctx *a);
 int opt_pty(struct apply_ctx *a);
 int opt_no_pty(struct apply_ctx *a);

@@ -66,6 +66,9 @@ static void init_plan(struct plan *plan, char **argv, char **envp)
 
 		if (!eq || is_reexec_marker(*e))
 			continue;
+		/* In both modes: bwrap has no such variable. */
+		if (strncmp(*e, "HUTCH_TIMING=", 13) == 0 && eq[1] && !plan->timing_file)
+			plan->timing_file = xstrdup(eq + 1);
 		name = strndup(*e, (size_t)(eq - *e));
 		if (name)
 			plan_setenv(plan, name, eq + 1);

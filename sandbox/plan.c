@@ -152,6 +152,7 @@ void plan_free(struct plan *plan)
 	free(plan->exec_label);
 	free(plan->file_label);
 	free(plan->report_path);
+	free(plan->timing_file);
 	free(plan->pids_origin);
 	for (size_t i = 0; i < plan->n_rlimits; i++)
 		free(plan->rlimits[i].origin);

@@ -198,6 +198,11 @@ struct plan {
 	enum explain_format explain;
 	bool doctor;
 
+	/* --timing (TIMING_TEXT or TIMING_JSON, timing.h), 0 without; and
+	 * HUTCH_TIMING from the caller's environment, or NULL */
+	unsigned timing;
+	char *timing_file;
+
 	/* what the parser warned about, in order: main prints these (the
 	 * parser itself writes nothing) */
 	char **warnings;

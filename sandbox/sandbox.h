@@ -13,6 +13,7 @@
 #include "protocol.h"
 #include "landlock_approx.h"
 #include "supervise_loop.h"
+#include "timing.h"
 
 struct policy_ready;
 struct sandbox;
@@ -62,6 +63,8 @@ struct sandbox {
 	pid_t command_pid;	/* COMMAND's pid in the sandbox (child side) */
 	int command_fd;		/* its pidfd, handed to init */
 	int self_proc;		/* O_PATH /proc/self of pid 1, for nested maps */
+	int old_mntns;		/* pid 1's first mount namespace, held across
+				   the nested one's unshare (child.c), or -1 */
 	bool has_init;		/* a hutch init runs as pid 1 */
 	bool nested_userns;	/* a second user namespace gives the final ids */
 
@@ -88,6 +91,8 @@ struct sandbox {
 	int hold_base;		/* the first fd pid 1 holds, HOLD_BASE or above */
 	int hold_count;		/* how many it holds from there */
 	int fault_supervisor_fd;	/* hutch-fault only */
+	struct timing timing;	/* --timing, HUTCH_TIMING: the marks passed */
+	int timing_fd;		/* HUTCH_TIMING's file, or -1 */
 };
 
 /* Add an fd to the supervisor's poll loop; -1 when the table is full

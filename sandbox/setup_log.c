@@ -42,7 +42,12 @@ int setup_log_open(int fds[2])
 void child_fail(struct sandbox *sb, int status)
 {
 	size_t len = strlen(sb->err);
+	char marks[TIMING_LINES_MAX];
+	/* With --timing: how far set-up came, before the failure. */
+	size_t n_marks = timing_format_lines(&sb->timing, marks, sizeof(marks));
 
+	if (n_marks > 0 && sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], marks, n_marks) < 0)
+		_exit(status);
 	if (len == sizeof(sb->err) - 1)
 		len--;
 	sb->err[len++] = '\n';
@@ -54,7 +59,13 @@ void child_fail(struct sandbox *sb, int status)
 
 int setup_log_mark_exec(struct sandbox *sb)
 {
-	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], "exec\n", 5) != 5)
+	char buf[TIMING_LINES_MAX + 8];
+	/* With --timing, the marks go first, in the same write. */
+	size_t len = timing_format_lines(&sb->timing, buf, sizeof(buf) - 8);
+
+	memcpy(buf + len, "exec\n", 5);
+	len += 5;
+	if (sb->log_pipe[1] >= 0 && write(sb->log_pipe[1], buf, len) != (ssize_t)len)
 		return -1;
 	return 0;
 }
@@ -122,6 +133,8 @@ bool setup_log_read(struct sandbox *sb)
 		if (n > 0 && room > 0) {
 			rs->log_len += (size_t)n;
 			take_exec_marker(rs, writer);
+			if (sb->timing.on)
+				rs->log_len = timing_take_lines(&sb->timing, rs->log, rs->log_len);
 		}
 		if (n == 0) {
 			rs->log_eof = true;

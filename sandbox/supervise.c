@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "bwrap_text.h"
+#include "hostfile.h"
 #include "join.h"
 #include "landlock.h"
 #include "log.h"
@@ -118,6 +120,23 @@ static int follow_parent(struct sandbox *sb)
 	return 0;
 }
 
+/* HUTCH_TIMING=FILE: opened before any process of the sandbox runs,
+ * as the caller's own regular file, never through a link (the sandbox
+ * may write where FILE is). */
+static int open_timing_file(struct sandbox *sb)
+{
+	const char *why = NULL;
+	char obj[PATH_MAX + 64];
+
+	if (!sb->plan->timing_file)
+		return 0;
+	sb->timing_fd = hostfile_open_append(sb->plan->timing_file, &why);
+	if (sb->timing_fd >= 0)
+		return 0;
+	snprintf(obj, sizeof(obj), "%.*s: %s", PATH_MAX, sb->plan->timing_file, why);
+	return stage_fail_msg(sb, "HUTCH_TIMING %s", obj);
+}
+
 int stage_prepare(struct sandbox *sb)
 {
 	const struct plan *plan = sb->plan;
@@ -131,6 +150,8 @@ int stage_prepare(struct sandbox *sb)
 	sb->nested_userns = (plan->clone_flags & CLONE_NEWUSER) &&
 			    (plan->mode == MODE_HUTCH || plan->disable_userns ||
 			     (plan_has_dev(plan) && (plan->uid != 0 || plan->gid != 0)));
+	if (open_timing_file(sb) < 0)
+		return -1;
 	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
 	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0 ||
 	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0)
@@ -146,11 +167,16 @@ int stage_prepare(struct sandbox *sb)
 		return -1;
 	if (sb->has_init && fcntl(sb->status_pipe[0], F_SETFL, O_NONBLOCK) < 0)
 		return stage_fail(sb, "status pipe", "");
+	timing_mark(&sb->timing, TM_PREP_FDS);
 	if (sb->has_init && seal_make_image(sb) < 0)
 		return -1;
 	if (protocol_prepare(sb) < 0)
 		return -1;
-	return policy_prepare(plan, &sb->policy, sb->err, sizeof(sb->err));
+	timing_mark(&sb->timing, TM_PREP_IMAGE);
+	if (policy_prepare(plan, &sb->policy, sb->err, sizeof(sb->err)) < 0)
+		return -1;
+	timing_mark(&sb->timing, TM_PREPARED);
+	return 0;
 }
 
 /* ---- clone ---- */
@@ -213,6 +239,7 @@ int stage_clone(struct sandbox *sb)
 		return STAGE_NEW_ROLE;
 	}
 	sb->pid1 = pid;
+	timing_mark(&sb->timing, TM_CLONED);
 	if (limits_attach(sb) < 0)
 		return -1;
 	report_started(sb);
@@ -284,6 +311,7 @@ int stage_idmap(struct sandbox *sb)
 		if (r < 0)
 			return -1;
 	}
+	timing_mark(&sb->timing, TM_MAPS);
 	/* A sandbox without its own pid namespace sees the supervisor: it
 	 * must not reach hutch's binary through /proc/PID/exe or ptrace.
 	 * Not before the maps are written (through /proc/PID of a child
@@ -296,6 +324,7 @@ int stage_idmap(struct sandbox *sb)
 	if (write(sb->release_pipe[1], "r", 1) != 1)
 		return stage_fail(sb, "release the child", "");
 	close_fd(&sb->release_pipe[1]);
+	timing_mark(&sb->timing, TM_RELEASED);
 	return 0;
 }
 
@@ -321,6 +350,7 @@ static void reap_pid1(struct sandbox *sb, void *ctx)
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
 		return;
+	timing_mark(&sb->timing, TM_REAPED);
 	rs->reaped = true;
 	rs->code = si.si_code;
 	rs->status = si.si_status;
@@ -344,6 +374,7 @@ static void status_line(struct sandbox *sb, const char *line)
 		pty_on_command_stop(sb);
 		return;
 	}
+	timing_mark(&sb->timing, TM_ENDED);
 	rs->command_ended = true;
 	sscanf(line, "signal %d", &rs->command_signal);
 	supervise_start_deadline(sb);

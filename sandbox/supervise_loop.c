@@ -135,8 +135,10 @@ static void drain_signalfd(int fd)
 void supervise_drain_log(struct sandbox *sb)
 {
 	/* EOF, the marker and no message: COMMAND runs. */
-	if (setup_log_read(sb) && sb->run.log_len == 0 && sb->run.exec_seen)
+	if (setup_log_read(sb) && sb->run.log_len == 0 && sb->run.exec_seen) {
+		timing_mark(&sb->timing, TM_EXEC_SEEN);
 		status_executed(sb);
+	}
 }
 
 enum { P_PID1, P_SIGNALS, P_TIMER, P_LOG, P_STATUS, P_CHILDREN, N_FIXED };
@@ -171,6 +173,7 @@ static int poll_once(struct sandbox *sb, const struct supervise_ops *ops, void *
 						    .events = sb->sources[i].events };
 	if (poll(fds, (nfds_t)(N_FIXED + sb->n_sources), -1) < 0)
 		return errno == EINTR ? 0 : -1;
+	timing_mark(&sb->timing, TM_WAKE);	/* the first one counts */
 	on_sources(sb, fds);
 	if (fds[P_LOG].revents)
 		supervise_drain_log(sb);
@@ -214,6 +217,7 @@ int supervise_loop_run(struct sandbox *sb, const struct supervise_ops *ops, void
 	if (sb->plan->timeout > 0)
 		rs->timeout_at = monotonic_now() + sb->plan->timeout;
 	arm_timer(rs);
+	timing_mark(&sb->timing, TM_LOOP);
 	while (!rs->stuck && !(rs->reaped && !left_behind(sb, ops, ctx)))
 		if (poll_once(sb, ops, ctx) < 0) {
 			stage_fail(sb, "poll", "");

@@ -5,6 +5,7 @@
  * --args fds.  Pure: nothing here runs a sandbox. */
 #define _GNU_SOURCE
 #include "plan.h"
+#include "timing.h"
 
 #include <check.h>
 
@@ -363,6 +364,36 @@ START_TEST(test_hutch_errors_name_the_option)
 }
 END_TEST
 
+/* --timing's formats; HUTCH_TIMING is read from the caller's
+ * environment in both modes; bwrap has no --timing. */
+START_TEST(test_timing_options)
+{
+	static char *env[] = { "PATH=/bin", "HUTCH_TIMING=/x/t.json", NULL };
+	char *argv[] = { "bwrap", "--ro-bind", "/", "/", "true", NULL };
+	struct plan plan;
+	char err[ERRLEN];
+
+	ck_assert_int_eq(parse(&plan, err, "hutch", "--profile", "none", "--timing", "true", NULL), 0);
+	ck_assert_uint_eq(plan.timing, TIMING_TEXT);
+	ck_assert_ptr_null(plan.timing_file);
+	plan_free(&plan);
+	ck_assert_int_eq(parse(&plan, err, "hutch", "--profile", "none", "--timing=json", "true",
+			       NULL), 0);
+	ck_assert_uint_eq(plan.timing, TIMING_JSON);
+	plan_free(&plan);
+	ck_assert_int_eq(parse(&plan, err, "hutch", "--profile", "none", "--timing=csv", "true",
+			       NULL), -1);
+	ck_assert_str_eq(err, "--timing: unknown format csv (text or json)");
+	plan_free(&plan);
+	ck_assert_int_eq(parse(&plan, err, "bwrap", "--timing", "true", NULL), -1);
+	plan_free(&plan);
+	ck_assert_int_eq(plan_parse(&plan, 5, argv, env, err, ERRLEN), 0);
+	ck_assert_str_eq(plan.timing_file, "/x/t.json");
+	ck_assert_uint_eq(plan.timing, 0);
+	plan_free(&plan);
+}
+END_TEST
+
 START_TEST(test_hutch_policy_options)
 {
 	struct plan plan;
@@ -439,6 +470,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_args_fd_errors);
 	tcase_add_test(tc, test_hutch_errors_name_the_option);
 	tcase_add_test(tc, test_hutch_policy_options);
+	tcase_add_test(tc, test_timing_options);
 	tcase_add_test(tc, test_protect_git_paths);
 	suite_add_tcase(s, tc);
 	return s;
