@@ -191,8 +191,7 @@ int netproxy_child_listen(struct sandbox *sb)
 
 static void arm_timer(struct netproxy_state *st)
 {
-	struct itimerspec its = { 0 };
-	double next = 0, delta;
+	double next = 0;
 
 	for (int i = 0; i < PROXY_MAX_CONNS; i++) {
 		double d = st->d[i].deadline;
@@ -200,17 +199,7 @@ static void arm_timer(struct netproxy_state *st)
 		if (st->d[i].phase != D_FREE && d > 0 && (next == 0 || d < next))
 			next = d;
 	}
-	if (next == st->armed_for)
-		return;
-	st->armed_for = next;
-	if (next > 0) {
-		delta = next - monotonic_now();
-		if (delta < 0.001)
-			delta = 0.001;
-		its.it_value.tv_sec = (time_t)delta;
-		its.it_value.tv_nsec = (long)((delta - (double)(time_t)delta) * 1e9);
-	}
-	timerfd_settime(st->timer, 0, &its, NULL);
+	timer_arm_at(st->timer, &st->armed_for, next);
 }
 
 static void on_timer(struct sandbox *sb)

@@ -179,8 +179,7 @@ static void on_deadline(struct proxy_worker *w, struct conn *c)
 
 static void arm_timer(struct proxy_worker *w)
 {
-	struct itimerspec its = { 0 };
-	double next = 0, delta;
+	double next = 0;
 
 	for (int i = 0; i < MAX_CONNS; i++) {
 		double d = w->conns[i].deadline;
@@ -190,17 +189,7 @@ static void arm_timer(struct proxy_worker *w)
 	}
 	if (w->listen_again_at > 0 && (next == 0 || w->listen_again_at < next))
 		next = w->listen_again_at;
-	if (next == w->armed_for)
-		return;
-	w->armed_for = next;
-	if (next > 0) {
-		delta = next - monotonic_now();
-		if (delta < 0.001)
-			delta = 0.001;
-		its.it_value.tv_sec = (time_t)delta;
-		its.it_value.tv_nsec = (long)((delta - (double)(time_t)delta) * 1e9);
-	}
-	timerfd_settime(w->timer, 0, &its, NULL);
+	timer_arm_at(w->timer, &w->armed_for, next);
 }
 
 static void on_timer(struct proxy_worker *w)

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "process.h"
@@ -142,4 +143,22 @@ double monotonic_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void timer_arm_at(int timer, double *armed_for, double next)
+{
+	struct itimerspec its = { 0 };
+	double delta;
+
+	if (next == *armed_for)
+		return;
+	*armed_for = next;
+	if (next > 0) {
+		delta = next - monotonic_now();
+		if (delta < 0.001)
+			delta = 0.001;
+		its.it_value.tv_sec = (time_t)delta;
+		its.it_value.tv_nsec = (long)((delta - (double)(time_t)delta) * 1e9);
+	}
+	timerfd_settime(timer, 0, &its, NULL);
 }

@@ -38,5 +38,9 @@ void close_fd(int *fd);
 
 /* CLOCK_MONOTONIC in seconds. */
 double monotonic_now(void);
+/* Arm the timerfd TIMER to fire once at NEXT on monotonic_now's clock
+ * (0: disarm), unless *ARMED_FOR says it is armed for NEXT already;
+ * a deadline past is due in a millisecond. */
+void timer_arm_at(int timer, double *armed_for, double next);
 
 #endif
