@@ -95,6 +95,15 @@ for_each_caller() {
 	AS=as_user "$@" || return 1
 }
 
+# stop_servers: end the test servers a test started (SERVER_PID), by pid.
+stop_servers() {
+	if [ -n "${SERVER_PID:-}" ]; then
+		kill "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+	fi
+	SERVER_PID=
+}
+
 # Count this machine's mount events: the caller's mountinfo, hashed.
 mountinfo_hash() {
 	sed 's/^[0-9]* [0-9]* //' /proc/self/mountinfo | sort | md5sum

@@ -18,13 +18,6 @@ start_servers() {
 	chmod 0644 "$T/work/netclient.py"
 	mkdir -m 0777 -p "$T/out"
 }
-stop_servers() {
-	if [ -n "${SERVER_PID:-}" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
-	SERVER_PID=
-}
 
 # in_sandbox RULE CMD...: CMD under hutch with --allow-net RULE, bounded;
 # stderr in $T/err.

@@ -13,13 +13,6 @@ start_servers() {
 	read -r -t 20 HTTP_PORT ECHO_PORT <&"$SRV" || fail "the test servers did not start"
 	mkdir -m 0777 -p "$T/out"
 }
-stop_servers() {
-	if [ -n "${SERVER_PID:-}" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
-	SERVER_PID=
-}
 
 build_client() {
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/work/tcpconnect" \
