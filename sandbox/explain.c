@@ -203,15 +203,16 @@ static const char *const net_kind_names[] = {
 	[NET_HOST_NAME] = "name", [NET_HOST_WILDCARD] = "wildcard", [NET_HOST_ADDR] = "address",
 };
 
-/* How a rule is reached: through the proxy, and for an address (or
- * localhost) by a plain TCP connect() too (connect_broker.c). */
+/* How a rule is reached: through the proxy, and by a plain TCP
+ * connect() too (connect_broker.c): for a name or wildcard, to the
+ * addresses the sandbox's resolver gave for it (netdns.c). */
 static const char *net_reach(const struct net_rule *r)
 {
 	if (r->kind == NET_HOST_ADDR)
 		return "proxy, plain connect()";
 	if (net_rule_is_localhost(r))
 		return "proxy, plain connect() to 127.0.0.1 and ::1";
-	return "proxy only (the sandbox resolves no name)";
+	return "proxy, plain connect() to the addresses the sandbox's resolver gave";
 }
 
 /* --allow-net: the proxy, and each rule with where it came from. */
@@ -222,7 +223,8 @@ static void explain_net(const struct plan *plan, FILE *out)
 	fprintf(out, "network: only through hutch's proxy at 127.0.0.1:%d and [::1]:%d "
 		"(HTTP CONNECT, plain http://, SOCKS5; HTTP_PROXY, HTTPS_PROXY and their "
 		"lowercase forms name it), and by a plain TCP connect() to an address a rule "
-		"names, to:\n", NET_PROXY_PORT, NET_PROXY_PORT);
+		"names or the sandbox's resolver at 127.0.0.1:53 gave for a name, to:\n",
+		NET_PROXY_PORT, NET_PROXY_PORT);
 	for (size_t i = 0; i < plan->n_net_rules; i++) {
 		const struct net_rule *r = &plan->net_rules[i];
 
@@ -230,7 +232,8 @@ static void explain_net(const struct plan *plan, FILE *out)
 			r->origin, net_reach(r));
 	}
 	fprintf(out, "  names are resolved by hutch on the host; a name never reaches a loopback, "
-		"link-local, metadata or this host's own address\n");
+		"link-local, metadata or this host's own address; the sandbox resolves only the "
+		"names a rule allows, each answer holding %ds\n", NET_DNS_TTL);
 }
 
 static void explain_protect(const struct plan *plan, FILE *out)

@@ -12,6 +12,7 @@
  * inside the new root), and one file per kind of operation that needs
  * more than a few lines: mount_overlay.c, mount_proc.c, mount_dev.c. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -452,6 +453,45 @@ static int remount_parents(struct mount_state *ms, const char *dest)
 	return 0;
 }
 
+/* A read-only file DEST holding TEXT, in a private tmpfs of its own,
+ * mounted over whatever the profile put there. */
+static int mount_text_file(struct mount_state *ms, const char *dest, const char *text)
+{
+	size_t len = strlen(text);
+	int tmp = mount_make_tmpfs(0755, 0), fd = -1, tree = -1, r;
+	struct mount_text mt = { BW_BIND, "bindfile", dest };
+
+	if (tmp >= 0)
+		fd = create_at(tmp, "data", 0644);
+	if (fd >= 0 && write(fd, text, len) == (ssize_t)len && fchmod(fd, 0644) == 0)
+		tree = root_clone_tmpfs_file(ms, tmp, "data");
+	if (tree >= 0 && mount_set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0)
+		r = root_attach(ms, tree, dest, false, &mt);
+	else
+		r = mount_op_error(ms, "Can't write data to file", dest, BW_WRITE_DATA, dest, NULL);
+	if (fd >= 0)
+		close(fd);
+	if (tree >= 0)
+		close(tree);
+	if (tmp >= 0)
+		close(tmp);
+	return r;
+}
+
+/* With --allow-net, the sandbox resolves names only through the
+ * resolver hutch serves on 127.0.0.1:53 of its network namespace
+ * (netproxy_dns.c), which answers only names some rule allows: its
+ * /etc/resolv.conf names it (nothing asks glibc for TCP, no use-vc; no
+ * search domain makes it ask other names), and its /etc/hosts names
+ * localhost only, over whatever the profile bound there. */
+static int mount_resolver_files(struct mount_state *ms)
+{
+	if (mount_text_file(ms, "/etc/resolv.conf", "# hutch: the sandbox's resolver "
+			    "(--allow-net)\nnameserver 127.0.0.1\noptions timeout:2 attempts:2\n") < 0)
+		return -1;
+	return mount_text_file(ms, "/etc/hosts", "127.0.0.1 localhost\n::1 localhost\n");
+}
+
 /* --remount-ro of a directory that is no mount: bwrap looks for it in
  * the mount table and does not find it. */
 static int not_a_mount(struct mount_state *ms, const char *dest)
@@ -637,6 +677,9 @@ static int build_tree(struct mount_state *ms)
 	for (size_t i = 0; i < ms->plan->n_ops; i++)
 		if (do_op(ms, i) < 0)
 			return failed_op(ms, i);
+	if (ms->plan->n_net_rules > 0 && (ms->plan->clone_flags & CLONE_NEWNET) &&
+	    mount_resolver_files(ms) < 0)
+		return -1;
 	timing_mark(ms->timing, TM_MNT_OPS);
 	/* While the caller's whole /proc is still in view: the kernel
 	 * makes no procfs for a namespace that has none. */

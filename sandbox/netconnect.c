@@ -9,6 +9,9 @@
  *    loopback addresses by the rule "localhost" only, as in the proxy
  *    (netrule.c: net_rules_match, net_addr_refusal with the host's own
  *    addresses);
+ *  - a rule by name reaching an address no answer for that name gave:
+ *    an address matches a name only while an answer of the sandbox's
+ *    resolver for it holds (netdns.c), and is checked again as DNS's;
  *  - COMMAND's socket options reaching past the sandbox: only options
  *    of the connection itself are copied (timeouts, keep-alive, Nagle,
  *    linger, IPV6_V6ONLY, TOS), never a bound address, a device, a
@@ -73,6 +76,30 @@ static void format_dest(const struct net_dest *dest, char *buf, size_t len)
 	snprintf(buf, len, dest->addr.family == AF_INET6 ? "[%s]:%d" : "%s:%d", addr, dest->port);
 }
 
+/* The rule of a name whose current answer from the sandbox's resolver
+ * gave DEST's address (netdns.c), checked again as an answer of DNS;
+ * or NULL with why not. */
+static const struct net_rule *granted_rule(const struct sandbox *sb, const struct net_dest *dest,
+					   const char *where, char *reason, size_t len)
+{
+	struct net_addr own[MAX_OWN];
+	size_t n_own = 0;
+	const struct net_rule *rule;
+	const char *name = netdns_granted(sb, &dest->addr, dest->port, &rule), *why;
+
+	if (!name) {
+		snprintf(reason, len, "no --allow-net rule allows %s", where);
+		return NULL;
+	}
+	if (!net_addr_special(&dest->addr))
+		n_own = net_own_addresses(own, MAX_OWN);
+	why = net_addr_refusal(rule, &dest->addr, true, own, n_own);
+	if (!why)
+		return rule;
+	snprintf(reason, len, "%s, an address of %s: %s", where, name, why);
+	return NULL;
+}
+
 const struct net_rule *netconnect_rule(const struct sandbox *sb, const struct net_dest *dest,
 				       char *reason, size_t len)
 {
@@ -92,10 +119,8 @@ const struct net_rule *netconnect_rule(const struct sandbox *sb, const struct ne
 		if (byname && net_rule_is_localhost(byname))
 			rule = byname;
 	}
-	if (!rule) {
-		snprintf(reason, len, "no --allow-net rule allows %s", where);
-		return NULL;
-	}
+	if (!rule)
+		return granted_rule(sb, dest, where, reason, len);
 	class = net_addr_special(&dest->addr);
 	if (!class)
 		n_own = net_own_addresses(own, MAX_OWN);

@@ -62,6 +62,8 @@ static struct netproxy_state *new_state(void)
 		proxy_decision_reset(&st->d[i]);
 	for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
 		st->reap[i] = -1;
+	for (int i = 0; i < PROXY_DNS_SLOTS; i++)
+		netdns_reset(&st->dns[i]);
 	return st;
 }
 
@@ -164,6 +166,23 @@ static int hand_over(struct sandbox *sb, char tag, int fd, const char *what)
 	return 0;
 }
 
+/* The sandbox's resolver's UDP socket on 127.0.0.1:53; -1 with errno. */
+static int bind_resolver(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(53),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		fd = -1;
+	}
+	return fd;
+}
+
 int netproxy_child_listen(struct sandbox *sb)
 {
 	struct netproxy_state *st = sb->net;
@@ -183,6 +202,12 @@ int netproxy_child_listen(struct sandbox *sb)
 	snprintf(what, sizeof(what), "[::1]:%d (the --allow-net proxy)", NET_PROXY_PORT);
 	if (v6 >= 0)
 		r = hand_over(sb, TAG_V6, v6, what);
+	if (r == 0) {
+		int dns = bind_resolver();
+
+		snprintf(what, sizeof(what), "udp 127.0.0.1:53 (the sandbox's resolver)");
+		r = dns < 0 ? stage_fail(sb, "bind", what) : hand_over(sb, PROXY_TAG_DNS, dns, what);
+	}
 	close_fd(&st->handover[1]);
 	return r;
 }
@@ -197,6 +222,12 @@ static void arm_timer(struct netproxy_state *st)
 		double d = st->d[i].deadline;
 
 		if (st->d[i].phase != D_FREE && d > 0 && (next == 0 || d < next))
+			next = d;
+	}
+	for (int i = 0; i < PROXY_DNS_SLOTS; i++) {
+		double d = st->dns[i].deadline;
+
+		if (st->dns[i].busy && d > 0 && (next == 0 || d < next))
 			next = d;
 	}
 	timer_arm_at(st->timer, &st->armed_for, next);
@@ -214,6 +245,8 @@ static void on_timer(struct sandbox *sb)
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		if (st->d[i].phase != D_FREE && st->d[i].deadline > 0 && st->d[i].deadline <= t)
 			proxy_on_deadline(sb, i);
+	for (int i = 0; i < PROXY_DNS_SLOTS; i++)
+		netdns_on_deadline(sb, i);
 }
 
 /* The worker's asks, at most ASKS_PER_WAKEUP: each exactly one struct
@@ -289,6 +322,10 @@ static void dispatch(struct sandbox *sb, uint64_t tag)
 	case STAG_WORKER:
 		on_worker_end(sb);
 		break;
+	case STAG_DNS:
+		if (i < PROXY_DNS_SLOTS)
+			netdns_on_lookup(sb, (int)i);
+		break;
 	}
 }
 
@@ -357,7 +394,8 @@ static void end_worker(struct sandbox *sb)
 			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 				break;
 			/* Only the connections' ends: no new decision now. */
-			if (n == (ssize_t)sizeof(ask) && ask.kind != ASK_CONNECT)
+			if (n == (ssize_t)sizeof(ask) && ask.kind != ASK_CONNECT &&
+			    ask.kind != ASK_DNS)
 				proxy_on_ask(sb, &ask);
 		}
 	}
@@ -381,6 +419,9 @@ void netproxy_finish(struct sandbox *sb)
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		if (st->d[i].phase != D_FREE)
 			proxy_drop_decision(sb, i);
+	for (int i = 0; i < PROXY_DNS_SLOTS; i++)
+		if (st->dns[i].busy)
+			netdns_drop(sb, i);
 	for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
 		if (st->reap[i] >= 0) {
 			net_lookup_end(st->reap[i], true);

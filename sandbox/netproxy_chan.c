@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "netproxy_chan.h"
+#include "dnsmsg.h"
 #include "netrule.h"
 
 static bool terminated(const char *s, size_t size)
@@ -35,6 +36,11 @@ static bool host_valid(const char *host)
 
 bool proxy_ask_valid(const struct proxy_ask *ask)
 {
+	if (ask->kind == ASK_DNS)
+		return ask->id < PROXY_DNS_SLOTS && ask->port == 0 &&
+		       (ask->qtype == DNS_TYPE_A || ask->qtype == DNS_TYPE_AAAA) &&
+		       terminated(ask->host, sizeof(ask->host)) && host_valid(ask->host) &&
+		       net_addr_parse(ask->host, &(struct net_addr){ 0 }) < 0;
 	if (ask->kind < ASK_CONNECT || ask->kind > ASK_CLOSED || ask->id >= PROXY_MAX_CONNS ||
 	    ask->proto > NET_PROTO_SOCKS5 || ask->port > 65535 ||
 	    !terminated(ask->host, sizeof(ask->host)) ||

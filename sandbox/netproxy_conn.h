@@ -17,7 +17,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
+#include "dnsmsg.h"
 #include "netproxy_chan.h"
 #include "netrequest.h"
 #include "process.h"
@@ -33,7 +35,9 @@
 #define ACCEPTS_PER_WAKEUP 16
 #define REASON_LEN PROXY_REASON_LEN
 
-enum tag { TAG_CLIENT, TAG_SERVER, TAG_LISTENER, TAG_TIMER, TAG_HANDOVER, TAG_CHAN };
+enum tag { TAG_CLIENT, TAG_SERVER, TAG_LISTENER, TAG_TIMER, TAG_HANDOVER, TAG_CHAN, TAG_DNS };
+
+#define DNS_SECONDS 12.0	/* a question's slot, at most: the supervisor answers within 10 */
 
 enum phase {
 	PH_FREE,
@@ -77,6 +81,16 @@ struct conn {
 	bool client_eof, server_eof, server_shut, client_shut;
 };
 
+/* A question of the sandbox's resolver, asked of the supervisor. */
+struct dns_slot {
+	bool busy;
+	double deadline;
+	struct sockaddr_storage from;	/* the client's address, to reply to */
+	socklen_t from_len;
+	size_t qend;			/* the question's end in QUERY */
+	unsigned char query[DNS_QUERY_MAX];
+};
+
 struct proxy_worker {
 	int chan;		/* to the supervisor */
 	int handover;		/* from pid 1, until it has handed the listeners over */
@@ -87,6 +101,8 @@ struct proxy_worker {
 	double listen_again_at;	/* accept failed (no fd left): paused until then */
 	bool ending;		/* the supervisor has closed the channel */
 	struct conn conns[MAX_CONNS];
+	int dns;		/* the sandbox's resolver's UDP socket, or -1 */
+	struct dns_slot dns_slots[PROXY_DNS_SLOTS];
 };
 
 static inline uint64_t tag_of(enum tag t, unsigned index)
@@ -155,6 +171,13 @@ void proxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_
 		  const char *reason);
 void proxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
 		  const char *reason);
+
+/* netproxy_dns.c: the sandbox's resolver, its questions asked of the
+ * supervisor and answered. */
+void proxy_dns_read(struct proxy_worker *w);
+void proxy_dns_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v);
+void proxy_dns_expire(struct proxy_worker *w, double now);
+double proxy_dns_next_deadline(const struct proxy_worker *w);
 
 /* netproxy_confine.c: the worker, before it reads a byte, keeping only
  * the fds KEEP: 0, or -1 with errno and *WHAT naming the step that

@@ -61,22 +61,26 @@ static struct proxy_record record_of(const struct decision *d)
 	return r;
 }
 
-/* A lookup nobody waits for any more: killed, reaped now or later. */
-static void abandon_lookup(struct netproxy_state *st, struct decision *d)
+void proxy_abandon_lookup(struct netproxy_state *st, int *lookup_fd, int *lookup_pidfd)
 {
-	if (d->lookup_pidfd >= 0 && !net_lookup_end(d->lookup_pidfd, false)) {
+	if (*lookup_pidfd >= 0 && !net_lookup_end(*lookup_pidfd, false)) {
 		for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
 			if (st->reap[i] < 0) {
-				st->reap[i] = d->lookup_pidfd;
+				st->reap[i] = *lookup_pidfd;
 				watch(st, st->reap[i], stag_of(STAG_REAP, (unsigned)i), EPOLLIN);
-				d->lookup_pidfd = -1;
+				*lookup_pidfd = -1;
 				break;
 			}
-		if (d->lookup_pidfd >= 0)
-			net_lookup_end(d->lookup_pidfd, true);	/* killed: ends now */
+		if (*lookup_pidfd >= 0)
+			net_lookup_end(*lookup_pidfd, true);	/* killed: ends now */
 	}
-	close_fd(&d->lookup_pidfd);
-	close_fd(&d->lookup_fd);
+	close_fd(lookup_pidfd);
+	close_fd(lookup_fd);
+}
+
+static void abandon_lookup(struct netproxy_state *st, struct decision *d)
+{
+	proxy_abandon_lookup(st, &d->lookup_fd, &d->lookup_pidfd);
 }
 
 void proxy_on_reap(struct netproxy_state *st, int i)
@@ -382,6 +386,9 @@ void proxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 		break;
 	case ASK_CLOSED:
 		on_ask_closed(sb, ask);
+		break;
+	case ASK_DNS:
+		netdns_on_ask(sb, ask);
 		break;
 	}
 }

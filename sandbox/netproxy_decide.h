@@ -21,7 +21,10 @@ struct sandbox;
 #define UPSTREAM_SECONDS 10.0	/* from the request to a connected server */
 #define MAX_OWN 64		/* this host's addresses considered */
 
-enum sup_tag { STAG_CHAN, STAG_SERVER, STAG_RESOLVER, STAG_REAP, STAG_TIMER, STAG_WORKER };
+enum sup_tag { STAG_CHAN, STAG_SERVER, STAG_RESOLVER, STAG_REAP, STAG_TIMER, STAG_WORKER,
+	       STAG_DNS };
+
+#define DNS_GRANTS 256		/* names' addresses the sandbox's resolver gave, kept */
 
 enum decision_phase {
 	D_FREE,
@@ -46,6 +49,25 @@ struct decision {
 	double started, deadline;
 };
 
+/* A question of the sandbox's resolver (ASK_DNS), by its slot. */
+struct dns_pending {
+	bool busy;
+	char host[NET_NAME_MAX + 2];
+	int family;
+	const struct net_rule *rule;
+	int lookup_fd, lookup_pidfd;
+	double deadline;
+};
+
+/* An address the sandbox's resolver gave for NAME, until EXPIRY
+ * (monotonic): a plain connect to it is matched against the rules as
+ * NAME (netconnect.c). */
+struct dns_grant {
+	char name[NET_NAME_MAX + 2];	/* "": a free entry */
+	struct net_addr addr;
+	double expiry;
+};
+
 struct proxy_record;
 
 struct netproxy_state {
@@ -64,6 +86,8 @@ struct netproxy_state {
 	int reap[2 * PROXY_MAX_CONNS];	/* pidfds of lookups killed, still to reap */
 	unsigned long long refused, lines_dropped;
 	char *first;		/* "HOST:PORT" or the reason of the first refusal */
+	struct dns_pending dns[PROXY_DNS_SLOTS];
+	struct dns_grant grants[DNS_GRANTS];
 };
 
 static inline uint64_t stag_of(enum sup_tag t, unsigned index)
@@ -79,6 +103,19 @@ void proxy_on_connected(struct sandbox *sb, int id);
 void proxy_on_deadline(struct sandbox *sb, int id);
 void proxy_on_reap(struct netproxy_state *st, int i);
 void proxy_drop_decision(struct sandbox *sb, int id);
+/* A lookup nobody waits for any more: killed, reaped now or later. */
+void proxy_abandon_lookup(struct netproxy_state *st, int *lookup_fd, int *lookup_pidfd);
+
+/* netdns.c: the sandbox's resolver's questions, and what they granted. */
+void netdns_reset(struct dns_pending *q);
+void netdns_on_ask(struct sandbox *sb, const struct proxy_ask *ask);
+void netdns_on_lookup(struct sandbox *sb, int slot);
+void netdns_on_deadline(struct sandbox *sb, int slot);
+void netdns_drop(struct sandbox *sb, int slot);
+/* The name whose current answer gave ADDR and whose rule allows PORT,
+ * with that rule in *RULE; NULL if none. */
+const char *netdns_granted(const struct sandbox *sb, const struct net_addr *addr, int port,
+			   const struct net_rule **rule);
 
 /* netproxy_report.c: a connection's line, whoever decided. */
 struct proxy_record {

@@ -109,8 +109,28 @@ static void on_listener(struct proxy_worker *w, int listener)
 	}
 }
 
-/* Only a listening TCP socket is served: whatever else came over the
- * hand-over socket is closed, never read. */
+/* The sandbox's resolver's socket: UDP. */
+static bool is_dns_socket(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(int);
+
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_DGRAM;
+}
+
+static void take_dns_socket(struct proxy_worker *w, int fd)
+{
+	if (w->dns >= 0 || !is_dns_socket(fd)) {
+		close(fd);
+		return;
+	}
+	w->dns = fd;
+	proxy_watch_fixed(w, fd, tag_of(TAG_DNS, 0));
+}
+
+/* Only a listening TCP socket is served (and the resolver's UDP socket,
+ * tagged so): whatever else came over the hand-over socket is closed,
+ * never read. */
 static bool is_listener(int fd)
 {
 	int accepting = 0, type = 0;
@@ -130,6 +150,10 @@ static void on_handover(struct proxy_worker *w)
 	ssize_t n;
 
 	while ((n = recv_with_fd(w->handover, &tag, 1, &fd)) == 1) {
+		if (fd >= 0 && tag == PROXY_TAG_DNS) {
+			take_dns_socket(w, fd);
+			continue;
+		}
 		if (fd < 0 || w->n_listeners == 2 || !is_listener(fd)) {
 			if (fd >= 0)
 				close(fd);
@@ -154,8 +178,13 @@ static void on_chan(struct proxy_worker *w)
 	ssize_t n;
 
 	while ((n = recv_with_fd(w->chan, &v, sizeof(v), &fd)) > 0) {
-		if ((size_t)n == sizeof(v))
+		if ((size_t)n == sizeof(v) && v.kind == VERDICT_DNS) {
+			proxy_dns_on_verdict(w, &v);
+			if (fd >= 0)
+				close(fd);
+		} else if ((size_t)n == sizeof(v)) {
 			proxy_on_verdict(w, &v, fd);
+		}
 		else if (fd >= 0)
 			close(fd);
 	}
@@ -189,6 +218,8 @@ static void arm_timer(struct proxy_worker *w)
 	}
 	if (w->listen_again_at > 0 && (next == 0 || w->listen_again_at < next))
 		next = w->listen_again_at;
+	if (proxy_dns_next_deadline(w) > 0 && (next == 0 || proxy_dns_next_deadline(w) < next))
+		next = proxy_dns_next_deadline(w);
 	timer_arm_at(w->timer, &w->armed_for, next);
 }
 
@@ -204,6 +235,7 @@ static void on_timer(struct proxy_worker *w)
 		w->listen_again_at = 0;
 		watch_listeners(w, true);
 	}
+	proxy_dns_expire(w, t);
 	for (int i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &w->conns[i];
 
@@ -254,6 +286,10 @@ static void dispatch(struct proxy_worker *w, uint64_t tag)
 	case TAG_CHAN:
 		on_chan(w);
 		break;
+	case TAG_DNS:
+		if (w->dns >= 0)
+			proxy_dns_read(w);
+		break;
 	}
 }
 
@@ -286,7 +322,7 @@ static struct proxy_worker *new_worker(int chan, int handover)
 		return NULL;
 	w->chan = chan;
 	w->handover = handover;
-	w->listeners[0] = w->listeners[1] = -1;
+	w->listeners[0] = w->listeners[1] = w->dns = -1;
 	for (int i = 0; i < MAX_CONNS; i++)
 		proxy_conn_reset(&w->conns[i]);
 	w->epoll = epoll_create1(EPOLL_CLOEXEC);

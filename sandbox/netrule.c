@@ -359,6 +359,18 @@ const struct net_rule *net_rules_match(const struct net_rule *rules, size_t n,
 	return best;
 }
 
+const struct net_rule *net_rules_match_name(const struct net_rule *rules, size_t n,
+					    const char *host)
+{
+	const struct net_rule *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (name_matches(&rules[i], host) &&
+		    (!best || specificity(&rules[i]) > specificity(best)))
+			best = &rules[i];
+	return best;
+}
+
 bool net_rule_is_localhost(const struct net_rule *rule)
 {
 	return rule->kind == NET_HOST_NAME && strcmp(rule->name, "localhost") == 0;

@@ -14,6 +14,10 @@
  * that the plan (and --explain) can name it before anything runs; the
  * sandbox's network namespace is new, so nothing else holds it. */
 #define NET_PROXY_PORT 3128
+/* Seconds an answer of the sandbox's resolver (127.0.0.1:53 inside)
+ * holds, for the client and for the connects it allows: fixed, since
+ * the lookup on the host (getent) gives no TTL. */
+#define NET_DNS_TTL 60
 
 /* An IPv4 address is kept as itself, never as ::ffff:a.b.c.d, so that
  * one comparison covers both spellings. */
@@ -65,6 +69,11 @@ bool net_name_valid(const char *host);
  * wildcard rules, a literal address by address rules only. */
 const struct net_rule *net_rules_match(const struct net_rule *rules, size_t n,
 				       const char *host, int port);
+
+/* The first rule by name or wildcard allowing HOST (a name, lowercase)
+ * on some port, or NULL: what the sandbox's resolver may answer. */
+const struct net_rule *net_rules_match_name(const struct net_rule *rules, size_t n,
+					    const char *host);
 
 /* May a connection that RULE allowed go to ADDR?  VIA_DNS: ADDR came
  * from resolving a name.  OWN lists this host's own addresses.  NULL if

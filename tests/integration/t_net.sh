@@ -361,8 +361,12 @@ test_net_explain_and_errors() {
 		--explain true)
 	assert_match "network: only through hutch's proxy at 127.0.0.1:3128 and \[::1\]:3128" "$out" \
 		"the proxy's address"
-	assert_match "  name     registry.npmjs.org    \(command line; reached by: proxy only" "$out" "a name rule"
-	assert_match "  wildcard \*.github.com:\*    \(command line; reached by: proxy only" "$out" "a wildcard rule"
+	assert_match "  name     registry.npmjs.org    \(command line; reached by: proxy, plain connect\(\) to the addresses the sandbox's resolver gave\)" \
+		"$out" "a name rule"
+	assert_match "  wildcard \*.github.com:\*    \(command line; reached by: proxy, plain connect\(\) to the addresses the sandbox's resolver gave\)" \
+		"$out" "a wildcard rule"
+	assert_match "the sandbox resolves only the names a rule allows, each answer holding 60s" "$out" \
+		"the sandbox's resolver and its TTL"
 	out=$(cd "$T/work" && "$H" --allow-net localhost:8080 --allow-net 10.0.0.0/8:5432 --explain true)
 	assert_match "  name     localhost:8080    \(command line; reached by: proxy, plain connect\(\) to 127.0.0.1 and ::1\)" \
 		"$out" "localhost: by plain connect too"
