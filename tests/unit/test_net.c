@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dnsmsg.h"
 #include "netconnect.h"
 #include "netproxy_chan.h"
 #include "netrequest.h"
@@ -631,6 +632,109 @@ START_TEST(sandbox_listeners)
 }
 END_TEST
 
+/* A query of one question NAME (dotted), QTYPE, class IN, in OUT: its length. */
+static size_t dns_query(unsigned char *out, const char *name, unsigned qtype, unsigned qdcount)
+{
+	static const unsigned char head[12] = { 0xab, 0xcd, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0 };
+	size_t n = sizeof(head);
+
+	memcpy(out, head, n);
+	out[5] = (unsigned char)qdcount;
+	while (*name) {
+		size_t len = strcspn(name, ".");
+
+		out[n++] = (unsigned char)len;
+		memcpy(out + n, name, len);
+		n += len;
+		name += len + (name[len] == '.');
+	}
+	out[n++] = 0;
+	out[n++] = (unsigned char)(qtype >> 8);
+	out[n++] = (unsigned char)qtype;
+	out[n++] = 0;
+	out[n++] = 1;
+	return n;
+}
+
+START_TEST(dns_queries)
+{
+	unsigned char m[600], out[DNS_REPLY_MAX];
+	struct dns_question q;
+	struct net_addr a[2];
+	size_t n = dns_query(m, "Registry.NPMJS.org", DNS_TYPE_AAAA, 1), len;
+
+	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_NOERROR);
+	ck_assert_str_eq(q.name, "registry.npmjs.org");
+	ck_assert_int_eq(q.qtype, DNS_TYPE_AAAA);
+	ck_assert_uint_eq(q.end, n);
+	n = dns_query(m, "example.com", 15, 1);
+	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_REFUSED);	/* MX */
+	n = dns_query(m, "example.com", DNS_TYPE_A, 2);
+	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_FORMERR);	/* two questions */
+	n = dns_query(m, "ex ample.com", DNS_TYPE_A, 1);
+	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_REFUSED);	/* no DNS name */
+	n = dns_query(m, "example.com", DNS_TYPE_A, 1);
+	ck_assert_int_eq(dns_query_read(m, n - 1, &q), DNS_FORMERR);	/* cut */
+	ck_assert_int_eq(dns_query_read(m, 11, &q), -1);		/* no header */
+	m[2] |= 0x80;
+	ck_assert_int_eq(dns_query_read(m, n, &q), -1);			/* a response */
+	m[2] = 0x08;
+	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_NOTIMP);		/* opcode 1 */
+	m[2] = 0x01;
+	m[12] = 0xc0;
+	m[13] = 0x0c;
+	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_FORMERR);	/* a pointer to itself */
+	memset(m + 12, 'a', 600 - 12);
+	ck_assert_int_eq(dns_query_read(m, 600, &q), DNS_REFUSED);	/* longer than 512 */
+
+	n = dns_query(m, "a.test", DNS_TYPE_A, 1);
+	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_NOERROR);
+	net_addr_parse("192.0.2.1", &a[0]);
+	net_addr_parse("192.0.2.2", &a[1]);
+	len = dns_reply_build(m, q.end, DNS_NOERROR, a, 2, 60, out, sizeof(out));
+	ck_assert_uint_eq(len, n + 2 * 16);
+	ck_assert(out[0] == 0xab && out[1] == 0xcd && out[2] == 0x81 && out[3] == 0x80);
+	ck_assert(out[7] == 2 && out[n + 9] == 60 && out[n + 11] == 4);
+	ck_assert(memcmp(out + n + 12, "\xc0\x00\x02\x01", 4) == 0);
+	len = dns_reply_build(m, q.end, DNS_NXDOMAIN, NULL, 0, 60, out, sizeof(out));
+	ck_assert(len == n && (out[3] & 0x0f) == DNS_NXDOMAIN && out[7] == 0);
+	ck_assert_uint_eq(dns_reply_build(m, q.end, DNS_NOERROR, a, 2, 60, out, n + 20), 0);
+}
+END_TEST
+
+START_TEST(dns_asks_and_names)
+{
+	struct proxy_ask ask = { .kind = ASK_DNS, .qtype = DNS_TYPE_A };
+	struct net_rule named[3];
+
+	strcpy(ask.host, "a.example.com");
+	ck_assert(proxy_ask_valid(&ask));
+	ask.id = PROXY_DNS_SLOTS;
+	ck_assert(!proxy_ask_valid(&ask));
+	ask.id = 0;
+	ask.qtype = 15;
+	ck_assert(!proxy_ask_valid(&ask));
+	ask.qtype = DNS_TYPE_AAAA;
+	strcpy(ask.host, "192.0.2.1");
+	ck_assert(!proxy_ask_valid(&ask));	/* a name only */
+	strcpy(ask.host, "A.example.com");
+	ck_assert(!proxy_ask_valid(&ask));
+
+	ck_assert_int_eq(net_rule_parse("*.example.com:8080", "t", &named[0], err, sizeof(err)), 0);
+	ck_assert_int_eq(net_rule_parse("api.example.com", "t", &named[1], err, sizeof(err)), 0);
+	ck_assert_int_eq(net_rule_parse("10.0.0.0/8:*", "t", &named[2], err, sizeof(err)), 0);
+	ck_assert_ptr_eq(net_rules_match_name(named, 3, "api.example.com"), &named[1]);
+	ck_assert_ptr_eq(net_rules_match_name(named, 3, "b.example.com"), &named[0]);
+	ck_assert_ptr_null(net_rules_match_name(named, 3, "example.com"));
+	ck_assert_ptr_null(net_rules_match_name(named, 3, "10.0.0.1"));
+	for (int i = 0; i < 3; i++) {
+		free(named[i].name);
+		free(named[i].text);
+		free(named[i].origin);
+	}
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -650,6 +754,8 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, socks);
 	tcase_add_test(tc, connect_destinations);
 	tcase_add_test(tc, sandbox_listeners);
+	tcase_add_test(tc, dns_queries);
+	tcase_add_test(tc, dns_asks_and_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
