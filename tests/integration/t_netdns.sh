@@ -82,7 +82,7 @@ net_setup() {
 	exec {SRV}< <(exec nsenter -t "$NS_PID" -n python3 -c "$PY_SERVER" :: 0 the-server)
 	SERVER_PID=$!
 	read -r -t 10 PORT <&"$SRV" || fail "the server did not start"
-	exec {LOC}< <(exec python3 -c "$PY_SERVER" 127.0.0.1 "$PORT" the-host)
+	exec {LOC}< <(exec python3 -c "$PY_SERVER" :: "$PORT" the-host)
 	LOCAL_PID=$!
 	read -r -t 10 _ <&"$LOC" || fail "the host's loopback server did not start"
 	mkdir -m 0777 "$T/dns"
@@ -118,15 +118,18 @@ test_netdns_allowed_name_connects() {
 	in_test_net net_allowed_name
 }
 
-# The answer for a name changes to loopback between two lookups: the
-# second answer is empty, and loopback is not reached through the name.
+# The answer for a name changes to loopback, then to the host's own
+# address, between lookups: each later answer is empty, and neither is
+# reached through the name.
 check_rebinding() {
 	local out rule=$1
 	printf '10.9.0.2 allowed.test\nfd09::2 allowed.test\n' >"$T/dns/hosts"
 	out=$(sandbox_client "$rule" "resolve allowed.test any" "connect 10.9.0.2" \
 		"write 127.0.0.1 allowed.test;::1 allowed.test" "resolve allowed.test 4" \
-		"resolve allowed.test 6" "connect 127.0.0.1" "connect ::1")
-	assert_match "^(10\.9\.0\.2|fd09::2)~hello from the-server~gaierror~gaierror~ConnectionRefusedError 111~ConnectionRefusedError 111$" \
+		"resolve allowed.test 6" "connect 127.0.0.1" "connect ::1" \
+		"write 10.9.0.1 allowed.test;fd09::1 allowed.test" "resolve allowed.test any" \
+		"connect 10.9.0.1" "connect fd09::1")
+	assert_match "^(10\.9\.0\.2|fd09::2)~hello from the-server~gaierror~gaierror~(ConnectionRefusedError 111~){2}gaierror~(ConnectionRefusedError 111~){1}ConnectionRefusedError 111$" \
 		"$out" "rule $rule: a name rebound to loopback resolves no more and reaches nothing"
 }
 net_rebinding() {
