@@ -321,10 +321,11 @@ int stage_idmap(struct sandbox *sb)
 	/* While the child waits: a child that fails fast has no namespace
 	 * ids left to read once it is a zombie. */
 	status_started(sb);
+	/* Before the write: pid 1 may run, and mark its wake-up, at once. */
+	timing_mark(&sb->timing, TM_RELEASED);
 	if (write(sb->release_pipe[1], "r", 1) != 1)
 		return stage_fail(sb, "release the child", "");
 	close_fd(&sb->release_pipe[1]);
-	timing_mark(&sb->timing, TM_RELEASED);
 	return 0;
 }
 

@@ -73,6 +73,12 @@ libc.syscall('"$nr"', 0, 0, 0)' 2>"$T/err" || rc=$?
 	assert_eq 0 "$rc" "the run with a refusal"
 	assert_eq "echo precious" "$(cat "$victim")" "the link's target after a refusal"
 	line=$(cat "$P/agent.jsonl")
+	# A filter of the machine's (a container engine's) refuses bpf with
+	# an errno before hutch's filter is asked: no notification, no line.
+	if [ -z "$line" ] && grep -Eq '^Seccomp:[[:space:]]+2' /proc/self/status; then
+		skip_part "bpf(2) never reaches hutch's filter here (a seccomp filter of the machine's refuses it first)"
+		return 0
+	fi
 	assert_match '"command":"\\u0024\(id>~/PWNED\)"' "$line" "the command name, escaped"
 	assert_no_match '[$`]' "$line" "no shell expansion in the line"
 }

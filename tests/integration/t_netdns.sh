@@ -115,6 +115,7 @@ net_allowed_name() {
 	for_each_caller check_allowed_name
 }
 test_netdns_allowed_name_connects() {
+	needs_root_unshare -m -n
 	in_test_net net_allowed_name
 }
 
@@ -139,5 +140,6 @@ net_rebinding() {
 	done
 }
 test_netdns_rebinding_refused() {
+	needs_root_unshare -m -n
 	in_test_net net_rebinding
 }
