@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "netconnect.h"
+#include "netgrant.h"
 #include "netproxy_decide.h"
 #include "netresolve.h"
 #include "plan.h"
@@ -85,7 +86,7 @@ static const struct net_rule *granted_rule(const struct sandbox *sb, const struc
 	struct net_addr own[MAX_OWN];
 	size_t n_own = 0;
 	const struct net_rule *rule;
-	const char *name = netdns_granted(sb, &dest->addr, dest->port, &rule), *why;
+	const char *name = netgrant_find(sb, &dest->addr, dest->port, &rule), *why;
 
 	if (!name) {
 		snprintf(reason, len, "no --allow-net rule allows %s", where);

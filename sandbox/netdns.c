@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 
 #include "dnsmsg.h"
+#include "netgrant.h"
 #include "netproxy_decide.h"
 #include "plan.h"
 #include "sandbox.h"
@@ -54,28 +55,6 @@ static void answer(struct sandbox *sb, int slot, int rcode, const struct net_add
 	netdns_drop(sb, slot);
 }
 
-/* NAME -> ADDR kept until NET_DNS_TTL from now: the same pair renewed,
- * else a free or expired entry, else the one that expires first. */
-static void grant(struct netproxy_state *st, const char *name, const struct net_addr *addr)
-{
-	double now = monotonic_now();
-	struct dns_grant *g = &st->grants[0];
-
-	for (int i = 0; i < DNS_GRANTS; i++) {
-		struct dns_grant *e = &st->grants[i];
-
-		if (e->name[0] && strcmp(e->name, name) == 0 && net_addr_equal(&e->addr, addr)) {
-			g = e;
-			break;
-		}
-		if (!e->name[0] || e->expiry < g->expiry)
-			g = e;
-	}
-	snprintf(g->name, sizeof(g->name), "%s", name);
-	g->addr = *addr;
-	g->expiry = now + NET_DNS_TTL;
-}
-
 /* Of CANDIDATES, those of the question's family that its rule lets a
  * name reach, granted and answered. */
 static void answer_checked(struct sandbox *sb, int slot, const struct net_addr *candidates,
@@ -90,7 +69,7 @@ static void answer_checked(struct sandbox *sb, int slot, const struct net_addr *
 		if (candidates[i].family != q->family ||
 		    net_addr_refusal(q->rule, &candidates[i], true, own, n_own))
 			continue;
-		grant(sb->net, q->host, &candidates[i]);
+		netgrant_add(sb->net, q->host, &candidates[i]);
 		kept[n_kept++] = candidates[i];
 	}
 	answer(sb, slot, DNS_NOERROR, kept, n_kept);
@@ -158,23 +137,3 @@ void netdns_on_deadline(struct sandbox *sb, int slot)
 		answer(sb, slot, DNS_SERVFAIL, NULL, 0);
 }
 
-const char *netdns_granted(const struct sandbox *sb, const struct net_addr *addr, int port,
-			   const struct net_rule **rule)
-{
-	const struct plan *plan = sb->plan;
-	double now = monotonic_now();
-
-	*rule = NULL;
-	if (!sb->net)
-		return NULL;
-	for (int i = 0; i < DNS_GRANTS; i++) {
-		const struct dns_grant *g = &sb->net->grants[i];
-
-		if (!g->name[0] || g->expiry <= now || !net_addr_equal(&g->addr, addr))
-			continue;
-		*rule = net_rules_match(plan->net_rules, plan->n_net_rules, g->name, port);
-		if (*rule)
-			return g->name;
-	}
-	return NULL;
-}

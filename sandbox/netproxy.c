@@ -214,6 +214,18 @@ int netproxy_child_listen(struct sandbox *sb)
 
 /* ---- the supervisor's source ---- */
 
+/* One ask of the worker's: the resolver's questions to netdns.c, the
+ * rest to netproxy_decide.c (neither of which calls the other). */
+static void on_ask(struct sandbox *sb, const struct proxy_ask *ask)
+{
+	if (ask->kind == ASK_DNS) {
+		if (proxy_ask_valid(ask))
+			netdns_on_ask(sb, ask);
+	} else {
+		proxy_on_ask(sb, ask);
+	}
+}
+
 static void arm_timer(struct netproxy_state *st)
 {
 	double next = 0;
@@ -269,7 +281,7 @@ static void on_chan(struct sandbox *sb)
 			return;
 		}
 		if (n == (ssize_t)sizeof(ask))
-			proxy_on_ask(sb, &ask);
+			on_ask(sb, &ask);
 	}
 }
 

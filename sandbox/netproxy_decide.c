@@ -388,7 +388,6 @@ void proxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 		on_ask_closed(sb, ask);
 		break;
 	case ASK_DNS:
-		netdns_on_ask(sb, ask);
-		break;
+		break;	/* the resolver's: netproxy.c hands it to netdns.c */
 	}
 }

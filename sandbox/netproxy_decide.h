@@ -112,10 +112,6 @@ void netdns_on_ask(struct sandbox *sb, const struct proxy_ask *ask);
 void netdns_on_lookup(struct sandbox *sb, int slot);
 void netdns_on_deadline(struct sandbox *sb, int slot);
 void netdns_drop(struct sandbox *sb, int slot);
-/* The name whose current answer gave ADDR and whose rule allows PORT,
- * with that rule in *RULE; NULL if none. */
-const char *netdns_granted(const struct sandbox *sb, const struct net_addr *addr, int port,
-			   const struct net_rule **rule);
 
 /* netproxy_report.c: a connection's line, whoever decided. */
 struct proxy_record {
