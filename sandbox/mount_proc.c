@@ -123,7 +123,7 @@ static int mask_proc_file(struct mount_state *ms, int procfd, const char *name)
 	tmp = mount_make_tmpfs(0555, 4096);
 	if (tmp < 0)
 		return -1;
-	fd = openat(tmp, "empty", O_CREAT | O_WRONLY | O_CLOEXEC, 0400);
+	fd = openat(tmp, "empty", O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0400);
 	if (fd >= 0)
 		close(fd);
 	tree = root_clone_tmpfs_file(ms, tmp, "empty");

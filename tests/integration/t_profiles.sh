@@ -170,26 +170,35 @@ test_persistence_guard_login_and_tool_places() { for_each_caller check_persisten
 # swap happens exactly there: --bind of the swapped path is refused now,
 # and the current directory is bound as the directory hutch runs in,
 # whatever its path names by then.
+# swapped_run DIR PATH TARGET ARGS...: the fault build from DIR with ARGS,
+# held just before the mounts stage while PATH (a directory) is moved to
+# PATH.away and replaced by a link to TARGET; its output in $out, its
+# status in $rc.
+swapped_run() {
+	local dir=$1 path=$2 target=$3 pid fifo="$T/hold.$$"
+	shift 3
+	mkfifo -m 0666 "$fifo"
+	(from "$dir" env HOME="$target" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$fifo" \
+		"$T/hutch-fault" "$@" >"$T/out.$$" 2>&1; echo $? >"$T/rc.$$") &
+	pid=$!
+	exec 9>"$fifo"	# returns once set-up holds (the reader is there)
+	mv "$path" "$path.away" && ln -s "$target" "$path"
+	echo go >&9
+	exec 9>&-
+	wait "$pid"
+	rm -f "$fifo"
+	out=$(cat "$T/out.$$"); rc=$(cat "$T/rc.$$")
+}
+
 check_guard_sees_the_bound_object() {
-	local home=$T/home.$RANDOM proj=$T/work/race.$RANDOM uid=0 out rc pid
+	local home=$T/home.$RANDOM proj=$T/work/race.$RANDOM uid=0 out rc
 	[ "$AS" = as_user ] && uid=$NOBODY
 	mkdir -p "$home" "$proj/d"
 	echo original >"$home/.bashrc"
 	chown -R "$uid:$uid" "$home" "$proj"
-	mkfifo "$T/hold.$$"
-	chmod 0666 "$T/hold.$$"
 	# --bind of a path that becomes a link to $HOME while set-up waits.
-	rc=0
-	(from "$proj" env HOME="$home" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$T/hold.$$" \
-		"$T/hutch-fault" --profile ci --bind "$proj/d" /mnt -- \
-		sh -c 'echo planted >>/mnt/.bashrc' >"$T/out.$$" 2>&1; echo $? >"$T/rc.$$") &
-	pid=$!
-	exec 9>"$T/hold.$$"	# returns once set-up holds (the reader is there)
-	mv "$proj/d" "$proj/d.away" && ln -s "$home" "$proj/d"
-	echo go >&9
-	exec 9>&-
-	wait "$pid"
-	out=$(cat "$T/out.$$"); rc=$(cat "$T/rc.$$")
+	swapped_run "$proj" "$proj/d" "$home" --profile ci --bind "$proj/d" /mnt -- \
+		sh -c 'echo planted >>/mnt/.bashrc'
 	assert_eq original "$(cat "$home/.bashrc")" "~/.bashrc after --bind of a swapped path ($rc: $out)"
 	assert_eq 125 "$rc" "--bind of a path swapped for a link to \$HOME"
 	assert_match "^hutch: mounts: --bind $proj/d \(command line\): would make $home/[^ ]+ writable inside the sandbox" \
@@ -197,19 +206,9 @@ check_guard_sees_the_bound_object() {
 	# The current directory, swapped the same way: the directory hutch
 	# runs in is what COMMAND writes in.
 	rm "$proj/d" && mv "$proj/d.away" "$proj/d"
-	(from "$proj/d" env HOME="$home" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$T/hold.$$" \
-		"$T/hutch-fault" --profile ci -- sh -c 'echo planted >>.bashrc' >"$T/out.$$" 2>&1
-		echo $? >"$T/rc.$$") &
-	pid=$!
-	exec 9>"$T/hold.$$"
-	mv "$proj/d" "$proj/d.away" && ln -s "$home" "$proj/d"
-	echo go >&9
-	exec 9>&-
-	wait "$pid"
-	out=$(cat "$T/out.$$"); rc=$(cat "$T/rc.$$")
+	swapped_run "$proj/d" "$proj/d" "$home" --profile ci -- sh -c 'echo planted >>.bashrc'
 	assert_eq original "$(cat "$home/.bashrc")" "~/.bashrc after a run from a swapped directory ($rc: $out)"
 	assert_eq planted "$(cat "$proj/d.away/.bashrc" 2>&1)" "COMMAND wrote in the directory hutch runs in"
-	rm -f "$T/hold.$$"
 }
 test_guard_sees_the_bound_object() { need_fault_build; for_each_caller check_guard_sees_the_bound_object; }
 
