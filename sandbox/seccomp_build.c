@@ -20,10 +20,18 @@
 #include "seccomp_decide.h"
 #include "seccomp_policy.h"
 
+/* The most rules one syscall's complement may take.  Exceptions that
+ * test disjoint bits multiply the parts (k exceptions on two bits each
+ * need 2^k rules): past this, the filter would pass the kernel's 4096
+ * instructions anyway, and counting on would take libseccomp minutes. */
+#define MAX_COMPLEMENT_RULES 1024
+
 /* Rules with ACTION on syscall NR that match every value of argument ARG
- * that none of the CONDS (the exceptions) matches. */
+ * that none of the CONDS (the exceptions) matches.  With CTX NULL, the
+ * rules are only counted in RULES. */
 struct cover {
 	scmp_filter_ctx ctx;
+	size_t rules;
 	int nr;
 	uint32_t action;
 	unsigned arg;
@@ -72,15 +80,19 @@ static uint64_t still_matching(const struct cover *c, uint64_t active,
  * may match some: split them on the highest bit an exception still tests
  * until each part lies inside an exception (skip it) or outside all of
  * them (add a rule for it).  Exact, and at most 64 rules per exception. */
-static int cover_rest(const struct cover *c, uint64_t active, uint64_t mask,
+static int cover_rest(struct cover *c, uint64_t active, uint64_t mask,
 		      uint64_t value)
 {
 	uint64_t untested = 0;
 	uint64_t bit;
 	int rc;
 
-	if (active == 0)
-		return add_masked(c->ctx, c->action, c->nr, c->arg, mask, value);
+	if (active == 0) {
+		if (++c->rules > MAX_COMPLEMENT_RULES)
+			return -E2BIG;
+		return c->ctx ? add_masked(c->ctx, c->action, c->nr, c->arg,
+					   mask, value) : 0;
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		uint64_t left = c->conds[i]->mask & ~mask;
 
@@ -99,6 +111,7 @@ static int cover_rest(const struct cover *c, uint64_t active, uint64_t mask,
 	return rc;
 }
 
+/* With CTX NULL, only counts: -E2BIG if the complement is too long. */
 static int add_complement(scmp_filter_ctx ctx, int nr,
 			  const struct seccomp_decision *d)
 {
@@ -168,6 +181,10 @@ static const char *inexpressible(const struct seccomp_decision *d,
 		    d->exceptions[i]->cond.arg != d->exceptions[0]->cond.arg)
 			return "conditional exceptions test different arguments";
 	}
+	*source = d->base_source;
+	if (need_complement && add_complement(NULL, 0, d) == -E2BIG)
+		return "conditional exceptions whose complement needs more "
+		       "than 1024 rules";
 	return NULL;
 }
 

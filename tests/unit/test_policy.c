@@ -553,6 +553,38 @@ START_TEST(test_inexpressible_rules)
 }
 END_TEST
 
+/* Exceptions on disjoint bits multiply the complement's parts (2^k for
+ * k exceptions): found by the fuzzer as a build that never ended.  Ten
+ * such exceptions still build; sixteen are refused at once. */
+static struct seccomp_policy *disjoint_exceptions(int k)
+{
+	char text[2048] = "default allow\ndeny ioctl EPERM\n";
+	size_t len = strlen(text);
+
+	for (int i = 0; i < k; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len,
+					"allow ioctl if arg1 & 0x%llx == 0x%llx\n",
+					3ULL << (2 * i), 3ULL << (2 * i));
+	return parse(text);
+}
+
+START_TEST(test_complement_bounded)
+{
+	struct seccomp_policy *pol = disjoint_exceptions(10);
+	char err[ERRLEN] = "";
+	scmp_filter_ctx ctx;
+
+	ck_assert_int_eq(seccomp_policy_build(pol, &ctx, err, sizeof err), 0);
+	seccomp_release(ctx);
+	seccomp_policy_free(pol);
+	pol = disjoint_exceptions(16);
+	ck_assert_int_eq(seccomp_policy_build(pol, &ctx, err, sizeof err), -1);
+	ck_assert_str_eq(err, "seccomp: t:2: ioctl: conditional exceptions "
+			 "whose complement needs more than 1024 rules");
+	seccomp_policy_free(pol);
+}
+END_TEST
+
 /* ---- what a call gives without hutch's filter ----
  *
  * A call the policy allows must reach the kernel: its result under the
@@ -1290,6 +1322,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(filter, test_pfc_shows_rule);
 	tcase_add_test(filter, test_later_rules_win);
 	tcase_add_test(filter, test_inexpressible_rules);
+	tcase_add_test(filter, test_complement_bounded);
 	tcase_add_test(filter, test_default_policy_refusals);
 	tcase_add_test(filter, test_default_policy_every_deny);
 	tcase_add_test(filter, test_newer_range);
