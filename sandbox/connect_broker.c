@@ -605,16 +605,6 @@ static bool connected(int sock)
 	return getpeername(sock, (struct sockaddr *)&peer, &len) == 0;
 }
 
-static bool sandbox_listens(const struct target *t, int family, int port)
-{
-	int dir = open(t->proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool found = dir >= 0 && netconnect_sandbox_listens(dir, family, port);
-
-	if (dir >= 0)
-		close(dir);
-	return found;
-}
-
 /* A refusal of a TCP connect to DEST (or NULL): ERRNUM, and a "net"
  * line (counted for the summary at exit). */
 static void refuse_inet(struct sandbox *sb, const struct target *t, int sock,
@@ -661,7 +651,7 @@ static bool connect_inet(struct sandbox *sb, const struct target *t, int sock,
 	}
 	class = net_addr_special(&dest.addr);
 	if (!stand_in && class && strcmp(class, "loopback") == 0 &&
-	    sandbox_listens(t, dest.addr.family, dest.port)) {
+	    netconnect_sandbox_listens(sb, t->proc, dest.addr.family, dest.port)) {
 		/* The sandbox's own loopback: a server of COMMAND's. */
 		connect_now(sb, t->req, sock, (const struct sockaddr *)addr, len);
 		return true;

@@ -23,6 +23,10 @@
 #include <stdlib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +36,7 @@
 #include "netproxy_decide.h"
 #include "netresolve.h"
 #include "plan.h"
+#include "process.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -146,7 +151,9 @@ static bool lists_listener(const char *table, int port)
 	return false;
 }
 
-bool netconnect_sandbox_listens(int proc_dir, int family, int port)
+/* The same from /proc/PID/net/tcp6 and tcp: the kernel walks every
+ * bucket of the host's TCP tables for it, milliseconds on a big host. */
+static bool proc_lists_listener(int proc_dir, int family, int port)
 {
 	static const char *const tables[] = { "net/tcp6", "net/tcp" };
 	bool found = false;
@@ -161,6 +168,99 @@ bool netconnect_sandbox_listens(int proc_dir, int family, int port)
 		if (fd >= 0)
 			close(fd);
 	}
+	return found;
+}
+
+/* The answers to a listeners' dump in BUF (N bytes): *FOUND set if one
+ * is on PORT; 1 if the dump goes on, 0 if it ended, -1 if it failed. */
+static int scan_dump(const char *buf, ssize_t n, int port, bool *found)
+{
+	int len = (int)n;
+
+	for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+		const struct inet_diag_msg *m = NLMSG_DATA(h);
+
+		if (h->nlmsg_type == NLMSG_DONE)
+			return 0;
+		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+		    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+			return -1;
+		if (ntohs(m->id.idiag_sport) == port)
+			*found = true;
+	}
+	return 1;
+}
+
+/* Is a TCP socket of FAMILY listening on PORT in the network namespace
+ * DIAG (a NETLINK_SOCK_DIAG socket) was made in?  -1 if the kernel did
+ * not say.  Only listeners are asked for: the kernel walks its table of
+ * them alone. */
+static int diag_lists_listener(int diag, int family, int port)
+{
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = (__u8)family, .sdiag_protocol = IPPROTO_TCP,
+		       .idiag_states = 1u << 10 /* TCP_LISTEN */ },
+	};
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	bool found = false;
+	int state = 1;
+
+	if (send(diag, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
+		return -1;
+	/* Read the dump to its end, so that the next ask starts clean. */
+	while (state == 1) {
+		ssize_t n = recv(diag, buf, sizeof(buf), 0);
+
+		state = n <= 0 ? -1 : scan_dump(buf, n, port, &found);
+	}
+	return state < 0 ? -1 : found;
+}
+
+/* The diagnostics socket pid 1 passed (netproxy.c), once it is here;
+ * -1 until then, or if none came. */
+static int diag_socket(struct netproxy_state *st)
+{
+	char byte;
+	int fd = -1, domain = 0, protocol = 0;
+	socklen_t len = sizeof(int);
+
+	if (st->diag >= 0 || st->diag_pass[0] < 0)
+		return st->diag;
+	if (recv_with_fd(st->diag_pass[0], &byte, 1, &fd) == 0)
+		close_fd(&st->diag_pass[0]);	/* none will come */
+	if (fd < 0)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 || domain != AF_NETLINK ||
+	    (len = sizeof(int), getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) < 0) ||
+	    protocol != NETLINK_SOCK_DIAG) {
+		close(fd);
+		return -1;
+	}
+	close_fd(&st->diag_pass[0]);
+	st->diag = fd;
+	return fd;
+}
+
+bool netconnect_sandbox_listens(struct sandbox *sb, const char *proc, int family, int port)
+{
+	int diag = sb->net ? diag_socket(sb->net) : -1;
+	int found = diag < 0 ? -1 : diag_lists_listener(diag, AF_INET6, port);
+	int dir;
+
+	/* An IPv6 listener takes IPv4 too, unless V6ONLY: a maybe is a yes. */
+	if (found == 0 && family == AF_INET)
+		found = diag_lists_listener(diag, AF_INET, port);
+	if (found >= 0)
+		return found == 1;
+	dir = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	found = dir >= 0 && proc_lists_listener(dir, family, port);
+	if (dir >= 0)
+		close(dir);
 	return found;
 }
 

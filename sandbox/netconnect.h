@@ -28,9 +28,10 @@ bool netconnect_dest(const struct sockaddr_storage *addr, socklen_t len,
 const struct net_rule *netconnect_rule(const struct sandbox *sb, const struct net_dest *dest,
 				       char *reason, size_t len);
 /* Does a socket of the sandbox's own network namespace listen on PORT
- * for FAMILY?  PROC_DIR: /proc/PID of a process of the sandbox (its
- * net/tcp and net/tcp6, which the kernel writes). */
-bool netconnect_sandbox_listens(int proc_dir, int family, int port);
+ * for FAMILY?  Asked of the kernel on pid 1's socket diagnostics socket
+ * (netproxy.c); without one, in PROC's net/tcp and net/tcp6 (PROC:
+ * /proc/PID of a process of the sandbox), which the kernel writes. */
+bool netconnect_sandbox_listens(struct sandbox *sb, const char *proc, int family, int port);
 /* A new non-blocking socket of the host's namespace for a connect in
  * place of ORIG (COMMAND's, AF_INET or AF_INET6 stream), with ORIG's
  * options that carry over; -1 with errno. */

@@ -26,6 +26,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -56,6 +58,7 @@ static struct netproxy_state *new_state(void)
 	if (!st)
 		return NULL;
 	st->handover[0] = st->handover[1] = st->chan = st->worker_pidfd = -1;
+	st->diag_pass[0] = st->diag_pass[1] = st->diag = -1;
 	st->epoll = st->timer = -1;
 	st->report_line = proxy_report_line;
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
@@ -115,7 +118,9 @@ int netproxy_prepare(struct sandbox *sb)
 		errno = ENOMEM;
 		return stage_fail(sb, "allocate", "the proxy");
 	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->net->handover) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->net->handover) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+		       sb->net->diag_pass) < 0)
 		return stage_fail(sb, "socketpair", "for the proxy");
 	return start_worker(sb);
 }
@@ -183,6 +188,24 @@ static int bind_resolver(void)
 	return fd;
 }
 
+/* pid 1's socket diagnostics socket, made in the sandbox's network
+ * namespace, to the supervisor: there it asks the kernel whether the
+ * sandbox listens on a port (netconnect.c), in microseconds where
+ * /proc/PID/net/tcp walks every TCP socket's bucket of the host.  None
+ * made (netlink refused): the supervisor reads /proc as before. */
+static void pass_diag_socket(struct netproxy_state *st)
+{
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	char byte = 'd';
+
+	close_fd(&st->diag_pass[0]);
+	if (fd >= 0) {
+		(void)send_with_fd(st->diag_pass[1], &byte, 1, fd);
+		close(fd);
+	}
+	close_fd(&st->diag_pass[1]);
+}
+
 int netproxy_child_listen(struct sandbox *sb)
 {
 	struct netproxy_state *st = sb->net;
@@ -209,6 +232,8 @@ int netproxy_child_listen(struct sandbox *sb)
 		r = dns < 0 ? stage_fail(sb, "bind", what) : hand_over(sb, PROXY_TAG_DNS, dns, what);
 	}
 	close_fd(&st->handover[1]);
+	if (r == 0)
+		pass_diag_socket(st);
 	return r;
 }
 
@@ -368,6 +393,7 @@ int netproxy_start(struct sandbox *sb)
 	if (!st)
 		return 0;
 	close_fd(&st->handover[1]);	/* pid 1's */
+	close_fd(&st->diag_pass[1]);
 	st->epoll = epoll_create1(EPOLL_CLOEXEC);
 	st->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (st->epoll < 0 || st->timer < 0)
@@ -445,6 +471,9 @@ void netproxy_finish(struct sandbox *sb)
 		proxy_print_summary(sb);
 	close_fd(&st->handover[0]);
 	close_fd(&st->handover[1]);
+	close_fd(&st->diag_pass[0]);
+	close_fd(&st->diag_pass[1]);
+	close_fd(&st->diag);
 	close_fd(&st->chan);
 	close_fd(&st->worker_pidfd);
 	close_fd(&st->timer);

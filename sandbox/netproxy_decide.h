@@ -77,6 +77,8 @@ struct netproxy_state {
 	void (*report_line)(struct sandbox *sb, const struct proxy_record *r,
 			    const char *verdict, const char *reason, bool count);
 	int handover[2];	/* [0] the worker's, [1] pid 1's: the listeners */
+	int diag_pass[2];	/* [1] pid 1's: its NETLINK_SOCK_DIAG socket */
+	int diag;		/* that socket once taken (netconnect.c), or -1 */
 	int chan;		/* the supervisor's end of the channel */
 	int worker_pidfd;
 	int epoll, timer;
