@@ -11,6 +11,8 @@
 #include <string.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,8 +20,11 @@
 #include "dnsmsg.h"
 #include "netconnect.h"
 #include "netproxy_chan.h"
+#include "netproxy_decide.h"
 #include "netrequest.h"
 #include "netrule.h"
+#include "sandbox.h"
+#include "util.h"
 
 static struct net_rule rule;
 static char err[256];
@@ -605,6 +610,7 @@ START_TEST(sandbox_listeners)
 	static const char head[] = "  sl  local_address rem_address   st\n";
 	char tmpl[] = "/tmp/hutch-unit-net.XXXXXX";
 	char *path = mkdtemp(tmpl);
+	struct sandbox sb = { 0 };	/* no proxy state: /proc's tables are read */
 	int dir, net;
 
 	ck_assert_ptr_nonnull(path);
@@ -615,20 +621,73 @@ START_TEST(sandbox_listeners)
 		    "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000\n"
 		    "   1: 0100007F:1F91 0100007F:9C40 01 00000000:00000000\n");
 	write_table(net, "tcp6", head);
-	ck_assert(netconnect_sandbox_listens(dir, AF_INET, 8080));
-	ck_assert(!netconnect_sandbox_listens(dir, AF_INET, 8081));	/* connected, not listening */
-	ck_assert(!netconnect_sandbox_listens(dir, AF_INET6, 8080));	/* an IPv4 listener only */
+	ck_assert(netconnect_sandbox_listens(&sb, path, AF_INET, 8080));
+	ck_assert(!netconnect_sandbox_listens(&sb, path, AF_INET, 8081));	/* connected, not listening */
+	ck_assert(!netconnect_sandbox_listens(&sb, path, AF_INET6, 8080));	/* an IPv4 listener only */
 	write_table(net, "tcp6", "  sl  local_address rem_address   st\n"
 		    "   0: 00000000000000000000000000000000:1F91 "
 		    "00000000000000000000000000000000:0000 0A 0\n");
-	ck_assert(netconnect_sandbox_listens(dir, AF_INET6, 8081));
-	ck_assert(netconnect_sandbox_listens(dir, AF_INET, 8081));	/* dual-stack: maybe, so yes */
+	ck_assert(netconnect_sandbox_listens(&sb, path, AF_INET6, 8081));
+	ck_assert(netconnect_sandbox_listens(&sb, path, AF_INET, 8081));	/* dual-stack: maybe, so yes */
 	unlinkat(net, "tcp", 0);
 	unlinkat(net, "tcp6", 0);
 	close(net);
 	unlinkat(dir, "net", AT_REMOVEDIR);
 	close(dir);
 	rmdir(path);
+}
+END_TEST
+
+/* A TCP socket on 127.0.0.1 at a port the kernel picks: listening, or
+ * only bound; its port in *PORT. */
+static int tcp_socket_on_loopback(bool listening, int *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	if (listening)
+		ck_assert_int_eq(listen(fd, 1), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/* With pid 1's socket diagnostics socket passed over (here: one of this
+ * namespace), the kernel is asked, and /proc is not read: a path that
+ * does not exist answers nothing.  Anything but a NETLINK_SOCK_DIAG
+ * socket on the passing socket is not taken. */
+START_TEST(sandbox_listeners_by_diag)
+{
+	struct netproxy_state st = { .diag = -1 };
+	struct sandbox sb = { .net = &st };
+	int listening, bound, on, off, fake;
+	int diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	ck_assert_int_ge(diag, 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+				    st.diag_pass), 0);
+	listening = tcp_socket_on_loopback(true, &on);
+	bound = tcp_socket_on_loopback(false, &off);
+	fake = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(send_with_fd(st.diag_pass[1], "d", 1, fake), 1);
+	ck_assert(!netconnect_sandbox_listens(&sb, "/nonexistent", AF_INET, on));
+	ck_assert_int_eq(st.diag, -1);
+	ck_assert_int_eq(send_with_fd(st.diag_pass[1], "d", 1, diag), 1);
+	ck_assert(netconnect_sandbox_listens(&sb, "/nonexistent", AF_INET, on));
+	ck_assert_int_ge(st.diag, 0);
+	ck_assert(!netconnect_sandbox_listens(&sb, "/nonexistent", AF_INET, off));
+	ck_assert(!netconnect_sandbox_listens(&sb, "/nonexistent", AF_INET6, on));
+	ck_assert(netconnect_sandbox_listens(&sb, "/nonexistent", AF_INET, on));	/* a second ask */
+	close(listening);
+	close(bound);
+	close(fake);
+	close(diag);
+	close(st.diag);
+	close(st.diag_pass[0]);
+	close(st.diag_pass[1]);
 }
 END_TEST
 
@@ -754,6 +813,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, socks);
 	tcase_add_test(tc, connect_destinations);
 	tcase_add_test(tc, sandbox_listeners);
+	tcase_add_test(tc, sandbox_listeners_by_diag);
 	tcase_add_test(tc, dns_queries);
 	tcase_add_test(tc, dns_asks_and_names);
 	suite_add_tcase(s, tc);
