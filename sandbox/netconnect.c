@@ -175,11 +175,19 @@ static bool proc_lists_listener(int proc_dir, int family, int port)
  * is on PORT; 1 if the dump goes on, 0 if it ended, -1 if it failed. */
 static int scan_dump(const char *buf, ssize_t n, int port, bool *found)
 {
-	int len = (int)n;
+	size_t at = 0, left = (size_t)n;
 
-	for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+	while (left >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *h = (const void *)(buf + at);
 		const struct inet_diag_msg *m = NLMSG_DATA(h);
+		size_t step = NLMSG_ALIGN(h->nlmsg_len);
 
+		if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > left)
+			return -1;
+		if (step > left)
+			step = left;
+		at += step;
+		left -= step;
 		if (h->nlmsg_type == NLMSG_DONE)
 			return 0;
 		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
