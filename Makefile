@@ -359,7 +359,7 @@ FORCE:
 
 # Everything install puts in place, which uninstall removes.
 INSTALLED = $(BINDIR)/hutch $(BINDIR)/hutch-seccomp $(MANDIR)/man1/hutch.1 \
-	$(MANDIR)/man5/hutch-profile.5 $(BASHCOMPDIR)/hutch $(ZSHCOMPDIR)/_hutch \
+	$(MANDIR)/man1/hutch-seccomp.1 $(MANDIR)/man5/hutch-profile.5 $(BASHCOMPDIR)/hutch $(ZSHCOMPDIR)/_hutch \
 	$(FISHCOMPDIR)/hutch.fish
 STALE = $(SHIPPED_PROFILES:%=$(DATADIR)/profiles/%) $(SHIPPED_POLICIES:%=$(DATADIR)/profiles/seccomp/%)
 
@@ -367,6 +367,7 @@ install: hutch build/hutch-seccomp completions build/apparmor/$(APPARMOR_NAME)
 	install -D -m 0755 hutch $(DESTDIR)$(BINDIR)/hutch
 	install -D -m 0755 build/hutch-seccomp $(DESTDIR)$(BINDIR)/hutch-seccomp
 	install -D -m 0644 man/hutch.1 $(DESTDIR)$(MANDIR)/man1/hutch.1
+	install -D -m 0644 man/hutch-seccomp.1 $(DESTDIR)$(MANDIR)/man1/hutch-seccomp.1
 	install -D -m 0644 man/hutch-profile.5 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5
 	install -D -m 0644 build/completions/hutch.bash $(DESTDIR)$(BASHCOMPDIR)/hutch
 	install -D -m 0644 build/completions/_hutch $(DESTDIR)$(ZSHCOMPDIR)/_hutch
