@@ -170,6 +170,14 @@ build/%.o: sandbox/%.c build/%.d
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 	@touch $@
 
+# DATADIR is compiled in (HUTCH_DATADIR): what reads it is built again
+# when make is given another PREFIX (make deb's /usr).  build/datadir
+# holds the last one, rewritten only when it changes.
+build/datadir: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(DATADIR)' | cmp -s - $@ || printf '%s\n' '$(DATADIR)' > $@
+build/profile.o build/fault/profile.o build/asan/profile.o build/hutch-completions: build/datadir
+
 # hutch-fault: the same code with fault injection at every stage; built
 # for the tests, never installed.
 build/fault/%.o: sandbox/%.c build/fault/%.d
