@@ -10,12 +10,20 @@
 # make valgrind   memcheck on the supervisor for a few launches
 # make check-vm   make demo, make check and rootless checks in a Debian 12 qemu guest
 #                 (VM_KERNEL=stable|backports|all; tests/vm/README)
-# make install    PREFIX=/usr/local DESTDIR=
+# make install    PREFIX=/usr/local DESTDIR= (make uninstall: the same list)
+# make deb        a Debian package, build/deb/hutch_VERSION_ARCH.deb
 
 PREFIX ?= /usr/local
 BINDIR = $(PREFIX)/bin
-DATADIR = $(PREFIX)/share/hutch
-MANDIR = $(PREFIX)/share/man
+LIBEXECDIR = $(PREFIX)/libexec
+DATAROOTDIR = $(PREFIX)/share
+DATADIR = $(DATAROOTDIR)/hutch
+MANDIR = $(DATAROOTDIR)/man
+# Where each shell looks for completions under PREFIX (Debian's zsh also
+# reads /usr/share/zsh/vendor-completions, which make deb uses).
+BASHCOMPDIR = $(DATAROOTDIR)/bash-completion/completions
+ZSHCOMPDIR = $(DATAROOTDIR)/zsh/site-functions
+FISHCOMPDIR = $(DATAROOTDIR)/fish/vendor_completions.d
 # gcc unless the command line or the environment names a compiler (make's
 # own default, cc, is not a choice: CC ?= would keep it).
 ifeq ($(origin CC),default)
@@ -72,9 +80,9 @@ FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) $(DATA_OBJS)
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
 .PHONY: deb-packages all check check-container check-vm unit integration demo asan bench deps \
-	install install-bwrap-link uninstall clean fuzz fuzz-deps bench-deps valgrind
+	install install-bwrap-link uninstall deb completions remove-stale clean fuzz fuzz-deps bench-deps valgrind
 
-all: hutch build/hutch-seccomp
+all: hutch build/hutch-seccomp completions
 
 # hutch is linked statically (static-pie: still position-independent)
 # where the toolchain has the static libraries, as Debian's libc6-dev,
@@ -161,6 +169,14 @@ build/%.o: sandbox/%.c build/%.d
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 	@touch $@
+
+# DATADIR is compiled in (HUTCH_DATADIR): what reads it is built again
+# when make is given another PREFIX (make deb's /usr).  build/datadir
+# holds the last one, rewritten only when it changes.
+build/datadir: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(DATADIR)' | cmp -s - $@ || printf '%s\n' '$(DATADIR)' > $@
+build/profile.o build/fault/profile.o build/asan/profile.o build/hutch-completions: build/datadir
 
 # hutch-fault: the same code with fault injection at every stage; built
 # for the tests, never installed.
@@ -308,22 +324,104 @@ deps:
 		fi; \
 	fi
 
-install: hutch build/hutch-seccomp
+# ---- install, uninstall, make deb ----
+# hutch's shipped profiles and seccomp policies are built into the binary
+# (sandbox/builtin-gen.sh) and read from there: none is installed, so no
+# copy in DATADIR can shadow the binary's own (DATADIR/profiles stays a
+# search directory for profiles that others ship).  Earlier installs put
+# copies there: install and uninstall remove those.
+SHIPPED_PROFILES = $(notdir $(filter-out profiles/seccomp/%,$(PROFILE_FILES)))
+COMPLETIONS = build/completions/hutch.bash build/completions/_hutch build/completions/hutch.fish
+completions: $(COMPLETIONS)
+
+# Generated from the option table (sandbox/cli.c), to which the generator
+# is linked: completions cannot drift from hutch.
+build/hutch-completions: helpers/hutch-completions.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_OBJS) $(PKG_LIBS)
+
+build/completions/hutch.bash build/completions/_hutch build/completions/hutch.fish: build/hutch-completions
+	@mkdir -p $(@D)
+	build/hutch-completions $(patsubst .%,%,$(or $(suffix $(@F)),.zsh)) \
+		'$(SHIPPED_PROFILES)' '$(SHIPPED_POLICIES)' > $@.tmp && mv $@.tmp $@
+
+# The AppArmor profile for the installed path (packaging/apparmor/hutch.in):
+# named after it (usr.local.bin.hutch), so that a package's and a source
+# install's do not collide.  APPARMOR=auto installs it where
+# /etc/apparmor.d exists and this system's apparmor_parser (if any) reads
+# it; yes or no decide instead.  Loaded (apparmor_parser -r) when
+# installed as root without DESTDIR where AppArmor is on.
+APPARMOR ?= auto
+APPARMOR_DIR = /etc/apparmor.d
+APPARMOR_NAME = $(subst /,.,$(patsubst /%,%,$(BINDIR))).hutch
+APPARMOR_MARK = installed by make install
+APPARMOR_FILE = $(DESTDIR)$(APPARMOR_DIR)/$(APPARMOR_NAME)
+AA_SH = . packaging/apparmor/apparmor.sh
+
+build/apparmor/$(APPARMOR_NAME): packaging/apparmor/hutch.in FORCE
+	@mkdir -p $(@D)
+	sed -e 's|@BINDIR@|$(BINDIR)|g; s|@NAME@|$(APPARMOR_NAME)|g; s|@HUTCH_MARK@|$(APPARMOR_MARK)|g' $< > $@
+
+.PHONY: FORCE
+FORCE:
+
+# Everything install puts in place, which uninstall removes.
+INSTALLED = $(BINDIR)/hutch $(BINDIR)/hutch-seccomp $(MANDIR)/man1/hutch.1 \
+	$(MANDIR)/man1/hutch-seccomp.1 $(MANDIR)/man5/hutch-profile.5 $(BASHCOMPDIR)/hutch $(ZSHCOMPDIR)/_hutch \
+	$(FISHCOMPDIR)/hutch.fish
+STALE = $(SHIPPED_PROFILES:%=$(DATADIR)/profiles/%) $(SHIPPED_POLICIES:%=$(DATADIR)/profiles/seccomp/%)
+
+install: hutch build/hutch-seccomp completions build/apparmor/$(APPARMOR_NAME)
 	install -D -m 0755 hutch $(DESTDIR)$(BINDIR)/hutch
 	install -D -m 0755 build/hutch-seccomp $(DESTDIR)$(BINDIR)/hutch-seccomp
-	install -d $(DESTDIR)$(DATADIR)/profiles/seccomp
-	for f in $(PROFILE_FILES); do install -m 0644 $$f $(DESTDIR)$(DATADIR)/$$f; done
 	install -D -m 0644 man/hutch.1 $(DESTDIR)$(MANDIR)/man1/hutch.1
-	if [ -f man/hutch-profile.5 ]; then install -D -m 0644 man/hutch-profile.5 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5; fi
+	install -D -m 0644 man/hutch-seccomp.1 $(DESTDIR)$(MANDIR)/man1/hutch-seccomp.1
+	install -D -m 0644 man/hutch-profile.5 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5
+	install -D -m 0644 build/completions/hutch.bash $(DESTDIR)$(BASHCOMPDIR)/hutch
+	install -D -m 0644 build/completions/_hutch $(DESTDIR)$(ZSHCOMPDIR)/_hutch
+	install -D -m 0644 build/completions/hutch.fish $(DESTDIR)$(FISHCOMPDIR)/hutch.fish
+	@$(MAKE) --no-print-directory remove-stale
+	@$(AA_SH); f=build/apparmor/$(APPARMOR_NAME); \
+	case "$(APPARMOR)" in \
+	yes) ;; \
+	no) echo "apparmor: not installed (APPARMOR=no)"; exit 0 ;; \
+	*) if [ ! -d $(APPARMOR_DIR) ]; then echo "apparmor: no $(APPARMOR_DIR): profile not installed"; exit 0; fi; \
+	   if ! aa_readable $$f; then echo "apparmor: this apparmor_parser does not read abi 4.0 (userns): profile not installed"; exit 0; fi ;; \
+	esac; \
+	echo "install -D -m 0644 $$f $(APPARMOR_FILE)"; install -D -m 0644 $$f $(APPARMOR_FILE); \
+	if [ -z "$(DESTDIR)" ]; then aa_load $(APPARMOR_FILE); fi
 
-# Not part of install: a bwrap link would shadow a real bubblewrap.
+# Copies of the shipped profiles an earlier make install left: they
+# would shadow the binary's own.
+remove-stale:
+	rm -f $(STALE:%=$(DESTDIR)%)
+	-rmdir $(DESTDIR)$(DATADIR)/profiles/seccomp $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR) 2>/dev/null
+
+# bwrap mode is hutch run through a link named bwrap.  Not part of
+# install, and never in BINDIR: there, or in /usr/bin, it would shadow
+# (or overwrite) the distribution's bubblewrap.  It goes in
+# LIBEXECDIR/hutch, which no PATH holds: a caller names it (a PATH of its
+# own, FLATPAK_BWRAP=..., a program's bwrap setting).
 install-bwrap-link: install
-	ln -sf hutch $(DESTDIR)$(BINDIR)/bwrap
+	install -d $(DESTDIR)$(LIBEXECDIR)/hutch
+	ln -sfn $(BINDIR)/hutch $(DESTDIR)$(LIBEXECDIR)/hutch/bwrap
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hutch $(DESTDIR)$(BINDIR)/hutch-seccomp $(DESTDIR)$(MANDIR)/man1/hutch.1 $(DESTDIR)$(MANDIR)/man5/hutch-profile.5
-	if [ -L $(DESTDIR)$(BINDIR)/bwrap ] && [ "$$(readlink $(DESTDIR)$(BINDIR)/bwrap)" = hutch ]; then rm -f $(DESTDIR)$(BINDIR)/bwrap; fi
-	rm -rf $(DESTDIR)$(DATADIR)
+	@$(AA_SH); f=$(APPARMOR_FILE); \
+	if [ -f $$f ] && grep -q '^# AppArmor profile for $(BINDIR)/hutch ($(APPARMOR_MARK))' $$f; then \
+		if [ -z "$(DESTDIR)" ]; then aa_unload $$f $(APPARMOR_NAME); fi; \
+		echo "rm -f $$f"; rm -f $$f; \
+	fi
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	if [ -L $(DESTDIR)$(LIBEXECDIR)/hutch/bwrap ] && \
+	   [ "$$(readlink $(DESTDIR)$(LIBEXECDIR)/hutch/bwrap)" = $(BINDIR)/hutch ]; then \
+		rm -f $(DESTDIR)$(LIBEXECDIR)/hutch/bwrap; rmdir $(DESTDIR)$(LIBEXECDIR)/hutch; fi
+	@$(MAKE) --no-print-directory remove-stale
+
+# The Debian package (packaging/debian/): built with dpkg-deb from what
+# make install puts in a staging root, see packaging/debian/build.
+deb: all
+	packaging/debian/build
 
 clean:
 	rm -rf build hutch

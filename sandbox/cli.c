@@ -612,3 +612,17 @@ bool cli_wants_info(const struct record_list *list)
 			return true;
 	return false;
 }
+
+/* The whole table and its one-letter forms, for build-time generators
+ * (helpers/hutch-completions.c), so that what they write follows the
+ * table. */
+const struct opt_spec *cli_option_table(size_t *n)
+{
+	*n = N_SPECS;
+	return specs;
+}
+
+int cli_option_letter(const struct opt_spec *s)
+{
+	return short_name(s);
+}

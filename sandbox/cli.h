@@ -63,5 +63,9 @@ bool cli_wants_info(const struct record_list *list);
 const char *cli_option_name(const struct option_record *rec);
 /* Print the --help text. */
 void cli_help(const struct plan *plan, FILE *out);
+/* The option table (N rows) and a row's one-letter form (0: none), for
+ * build-time generators (shell completions). */
+const struct opt_spec *cli_option_table(size_t *n);
+int cli_option_letter(const struct opt_spec *s);
 
 #endif
