@@ -195,7 +195,7 @@ check_teardown_with_open_connections() {
 	local start rc=0 took pid
 	start=$(now)
 	in_sandbox "localhost:$ECHO_PORT" sh -c '
-		python3 netclient.py hold localhost "$1" > /tmp/held &
+		: > /tmp/held; python3 netclient.py hold localhost "$1" > /tmp/held &
 		i=0; until grep -q held /tmp/held || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done
 		grep -q held /tmp/held && exit 7' sh "$ECHO_PORT" || rc=$?
 	took=$(elapsed "$start")
@@ -288,7 +288,7 @@ check_worker_confined() {
 		--report "$report" --bind "$T/out" /out \
 		--allow-net "localhost:$HTTP_PORT" --allow-net "localhost:$ECHO_PORT" -- sh -c '
 		curl -sS --noproxy "" -o /dev/null "http://localhost:$1/hello"
-		python3 netclient.py hold localhost "$2" > /tmp/held &
+		: > /tmp/held; python3 netclient.py hold localhost "$2" > /tmp/held &
 		i=0; until grep -q held /tmp/held || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done
 		touch /out/up; sleep 30' sh "$HTTP_PORT" "$ECHO_PORT" 2>"$T/err" &
 	pid=$!
