@@ -79,6 +79,7 @@ static const struct opt_spec specs[] = {
 	{ "seccomp-policy", 1, "NAME", HUTCH, opt_seccomp_policy, "Seccomp policy: default, strict, none, or a file" },
 	{ "seccomp-deny", 1, "SYSCALL[:ERRNO]", HUTCH, opt_seccomp_deny, "Also refuse SYSCALL (with EPERM unless ERRNO is given)" },
 	{ "seccomp-allow", 1, "SYSCALL", HUTCH, opt_seccomp_allow, "Allow SYSCALL whatever the policy says" },
+	{ "allow-nested", 0, NULL, HUTCH, opt_allow_nested, "Let COMMAND start a sandbox of its own (hutch, bwrap): allow the mount calls, in its own user namespaces only (a root caller adds --uid N)" },
 	{ "pass-fd", 1, "FD", HUTCH | NOPROF, opt_pass_fd, "Leave FD open for COMMAND (all others are closed)" },
 	{ "explain", 1, "FORMAT", HUTCH | NOPROF | OPTARG, opt_explain, "Print the resolved plan (FORMAT text or json) and exit without running" },
 	{ "listen-fds", 0, NULL, HUTCH | NOPROF, opt_listen_fds, "Pass on socket activation: the fds LISTEN_FDS names, with LISTEN_PID set to COMMAND's pid" },

@@ -680,6 +680,7 @@ static void check_profiles(struct doctor *d, struct finding *f)
 
 static const struct check checks[] = {
 	{ "userns", check_userns, NEED_NS },
+	{ "nested", check_nested, NEED_NS },
 	{ "clone3", check_clone3, 0 },
 	{ "clone", check_clone, NEED_NS | NEED_LL },
 	{ "pidfd", check_pidfd, NEED_NS | NEED_LL },
@@ -717,11 +718,15 @@ static void verdict(const struct doctor *d, unsigned failed, struct finding *f)
 	if (!(failed & NEED_NS))
 		say(f, LVL_OK, NULL, "namespaces (`hutch COMMAND` runs in new user, mount and pid "
 		    "namespaces)");
+	else if (landlock_ok && d->plan->fallback == FALLBACK_LANDLOCK)
+		say(f, LVL_WARN, "make user namespaces work (see the FAIL lines) for the full sandbox",
+		    "landlock fallback (`hutch COMMAND` runs without namespaces, confined by Landlock "
+		    "ABI %d and seccomp)", d->landlock_abi);
 	else if (landlock_ok)
 		say(f, LVL_WARN, "make user namespaces work (see the FAIL lines) for the full sandbox",
-		    "landlock fallback (`hutch %sCOMMAND` runs without namespaces, confined by Landlock "
-		    "ABI %d and seccomp)",
-		    d->plan->fallback == FALLBACK_LANDLOCK ? "" : "--fallback=landlock ", d->landlock_abi);
+		    "landlock fallback only when asked (`hutch COMMAND` fails here, as its profile has "
+		    "no fallback; `hutch --fallback=landlock COMMAND` runs without namespaces, confined "
+		    "by Landlock ABI %d and seccomp)", d->landlock_abi);
 	else
 		say(f, LVL_FAIL, "fix the FAIL lines above", "none: hutch cannot run here");
 }

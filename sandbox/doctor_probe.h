@@ -54,6 +54,8 @@ typedef void probe_fn(struct probe *p, int arg);
 void doctor_close_pair(int p[2]);
 /* --doctor's user namespace check (doctor_userns.c). */
 void check_userns(struct doctor *d, struct finding *f);
+/* --doctor's check of a sandbox around hutch (doctor_nested.c). */
+void check_nested(struct doctor *d, struct finding *f);
 
 /* clone3 alone, and clone alone, with CLONE_PIDFD and SIGCHLD. */
 pid_t doctor_clone3(int flags, int *pidfd);

@@ -141,28 +141,64 @@ static const char *const proc_ro_bwrap[] = { "sys", "sysrq-trigger", "irq", "bus
 
 static const char *const proc_ro_hutch[] = { "fs", "acpi", "scsi" };
 
-/* hutch mode covers every one of proc_ro_bwrap.  bwrap covers only those
- * it could write (for a caller that is not root, none): a procfs with
- * covers is not wholly visible, and the kernel then refuses a new procfs
- * inside (unshare --mount-proc, a nested sandbox with --proc).  Returns
- * 1 to cover, 0 not to, -1 (errno set) when access(2) fails otherwise. */
-static int wants_cover(const struct mount_state *ms, int procfd, const char *name)
+/* hutch mode covers every one of proc_ro_bwrap and proc_ro_hutch, and
+ * masks kcore.  bwrap covers only those it could write (for a caller
+ * that is not root, none): a procfs with covers is not wholly visible,
+ * and the kernel then refuses a new procfs inside (unshare --mount-proc,
+ * a nested sandbox with --proc).  --allow-nested asks for that procfs,
+ * so hutch mode then covers as bwrap does, but only where pid 1's uid
+ * is not root on the host: the kernel lets a host root write a sysctl
+ * by its file mode alone, without any capability (core_pattern: code
+ * run as root outside), and /proc/sys itself, a directory no one can
+ * write, would look safe to access(2).  Pid 1 holds every capability
+ * COMMAND could ever have here, so what it cannot write (or, for kcore,
+ * read) a cover would not protect. */
+#define SYSCTL_PROBE "sys/vm/overcommit_memory"	/* 0644, root's, on every kernel */
+
+static bool covers_all(const struct mount_state *ms, int procfd)
 {
-	if (!ms->bwrap || faccessat(procfd, name, W_OK, 0) == 0)
+	if (ms->bwrap)
+		return false;
+	if (!ms->plan->allow_nested)
+		return true;
+	return !(faccessat(procfd, SYSCTL_PROBE, W_OK, 0) < 0 && errno == EACCES);
+}
+
+/* 1 to cover NAME, 0 not to, -1 (errno set) when access(2) fails
+ * otherwise. */
+static int wants_cover(bool all, int procfd, const char *name, int mode)
+{
+	if (all || faccessat(procfd, name, mode, 0) == 0)
 		return 1;
 	return errno == EACCES || errno == ENOENT || errno == EROFS ? 0 : -1;
+}
+
+/* hutch mode's own covers (fs, acpi, scsi) and the kcore mask. */
+static int cover_proc_hutch(struct mount_state *ms, int procfd, bool all)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < 3 && r == 0; i++)
+		if (wants_cover(all, procfd, proc_ro_hutch[i], W_OK) != 0)
+			r = cover_proc_path(procfd, proc_ro_hutch[i], true);
+	/* Unsure whether it could be read: masked. */
+	if (r == 0 && wants_cover(all, procfd, "kcore", R_OK) != 0)
+		r = mask_proc_file(ms, procfd, "kcore");
+	return r;
 }
 
 static int cover_proc(struct mount_state *ms, const char *dest)
 {
 	int procfd = root_resolve(ms, dest, O_PATH | O_DIRECTORY);
 	const char *failed = "";
+	bool all;
 	int r = 0;
 
 	if (procfd < 0)
 		return mount_error(ms, "open", dest);
+	all = covers_all(ms, procfd);
 	for (size_t i = 0; i < 4 && r == 0; i++) {
-		int wanted = wants_cover(ms, procfd, proc_ro_bwrap[i]);
+		int wanted = wants_cover(all, procfd, proc_ro_bwrap[i], W_OK);
 
 		if (wanted < 0) {
 			r = mount_op_error(ms, "access", proc_ro_bwrap[i], BW_PROC_ACCESS, dest,
@@ -173,10 +209,8 @@ static int cover_proc(struct mount_state *ms, const char *dest)
 		if (wanted && (r = cover_proc_path(procfd, proc_ro_bwrap[i], !ms->bwrap)) < 0)
 			failed = proc_ro_bwrap[i];
 	}
-	for (size_t i = 0; i < 3 && r == 0 && !ms->bwrap; i++)
-		r = cover_proc_path(procfd, proc_ro_hutch[i], true);
 	if (r == 0 && !ms->bwrap)
-		r = mask_proc_file(ms, procfd, "kcore");
+		r = cover_proc_hutch(ms, procfd, all);
 	close(procfd);
 	if (r < 0)
 		return mount_op_error(ms, "make read-only under", dest, BW_COVER_PROC, dest, failed);

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "nested.h"
 #include "netrule.h"
 #include "options.h"
 #include "policy.h"
@@ -83,6 +84,32 @@ static int add_syscall_rule(struct apply_ctx *a, bool allow)
 
 int opt_seccomp_deny(struct apply_ctx *a) { return add_syscall_rule(a, false); }
 int opt_seccomp_allow(struct apply_ctx *a) { return add_syscall_rule(a, true); }
+
+/* --allow-nested: the policy's "Nesting" rules, as --seccomp-allow
+ * would add them (those this architecture lacks are left out).  Safe
+ * only because COMMAND holds no capability where its mounts are: a
+ * mount succeeds only in a user namespace it makes, over mounts the
+ * kernel keeps locked; what stays is the kernel's mount code as attack
+ * surface, which is why no shipped profile says it. */
+int opt_allow_nested(struct apply_ctx *a)
+{
+	struct plan *plan = a->plan;
+
+	if (plan->allow_nested)
+		return 0;
+	plan->allow_nested = true;
+	for (size_t i = 0; nested_syscalls[i]; i++) {
+		struct syscall_rule *r;
+
+		if (!policy_syscall_known(nested_syscalls[i]))
+			continue;
+		plan->syscall_rules = xreallocarray(plan->syscall_rules, plan->n_syscall_rules + 1,
+						    sizeof(*plan->syscall_rules));
+		r = &plan->syscall_rules[plan->n_syscall_rules++];
+		*r = (struct syscall_rule){ .name = xstrdup(nested_syscalls[i]), .allow = true };
+	}
+	return 0;
+}
 
 /* bwrap's --seccomp (ONCE: a later one replaces it) and --add-seccomp-fd
  * (repeatable), which do not mix. */

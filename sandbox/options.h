@@ -152,6 +152,7 @@ int opt_cap_drop(struct apply_ctx *a);
 int opt_seccomp_policy(struct apply_ctx *a);
 int opt_seccomp_deny(struct apply_ctx *a);
 int opt_seccomp_allow(struct apply_ctx *a);
+int opt_allow_nested(struct apply_ctx *a);
 int opt_seccomp(struct apply_ctx *a);
 int opt_add_seccomp_fd(struct apply_ctx *a);
 int opt_seccomp_log(struct apply_ctx *a);

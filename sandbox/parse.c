@@ -260,6 +260,13 @@ static int finish_namespaces(const struct parse_ctx *p, char *err, size_t errlen
 {
 	struct plan *plan = p->plan;
 
+	if (plan->allow_nested && (plan->disable_userns || plan->assert_userns_disabled)) {
+		snprintf(err, errlen, "parse: --allow-nested: a sandbox inside needs a user "
+			 "namespace, which --%s refuses; drop one of them", plan->disable_userns ?
+			 "disable-userns" : "assert-userns-disabled");
+		return -1;
+	}
+
 	plan->clone_flags |= CLONE_NEWNS;
 	if (plan->mode == MODE_HUTCH)
 		plan->clone_flags |= CLONE_NEWUSER | CLONE_NEWPID;

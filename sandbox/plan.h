@@ -136,6 +136,7 @@ struct plan {
 	unsigned long long caps_add; /* bit per capability */
 	unsigned long long caps_drop;
 	bool caps_given;	/* any --cap-add or --cap-drop */
+	bool allow_nested;	/* --allow-nested: the mount calls allowed */
 	int *pass_fds;		/* fds COMMAND keeps besides 0, 1, 2 */
 	size_t n_pass_fds;
 	int *args_fds;		/* fds --args read: closed, as bwrap closes them */

@@ -29,6 +29,7 @@
 #include "hostfile.h"
 #include "json.h"
 #include "log.h"
+#include "nested.h"
 #include "policy.h"
 #include "process.h"
 #include "report.h"
@@ -64,6 +65,7 @@ struct report_state {
 	double tokens;		/* lines that may be written now */
 	double refilled_at;	/* CLOCK_MONOTONIC of the last refill */
 	char *first;		/* "NAME, FILE:LINE" of the first refusal */
+	bool mount_refused;	/* a mount call among them (a sandbox inside) */
 	bool write_failed;	/* said so once */
 };
 
@@ -405,6 +407,16 @@ static void remember_first(struct report_state *r, const struct refusal *ev)
 	free(name);
 }
 
+/* A call --allow-nested would allow: a sandbox inside starting up. */
+static bool refused_mount(const struct refusal *ev)
+{
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, ev->req->data.nr);
+	bool mount = name && nested_syscall(name);
+
+	free(name);
+	return mount;
+}
+
 /* The errno the policy gives this call, 0 if it allows it. */
 static int policy_errno(struct sandbox *sb, const struct seccomp_notif *req,
 			const char **source)
@@ -464,6 +476,7 @@ static void answer_one(struct sandbox *sb)
 		return;	/* gone: the call never returned */
 	if (r->refused++ == 0)
 		remember_first(r, &ev);
+	r->mount_refused |= refused_mount(&ev);
 	if (line)
 		write_line(sb, &ev);
 }
@@ -646,6 +659,14 @@ static void write_dropped(struct report_state *r)
 	free(text);
 }
 
+/* A mount call refused is most often a sandbox inside (bwrap, hutch,
+ * podman) starting up: name the option that allows one. */
+static const char *nested_hint(const struct report_state *r)
+{
+	return r->mount_refused ? "; a mount call among them: a sandbox inside needs "
+	       "--allow-nested" : "";
+}
+
 static void print_summary(struct sandbox *sb)
 {
 	struct report_state *r = sb->report;
@@ -657,8 +678,9 @@ static void print_summary(struct sandbox *sb)
 			 r->refused, s, r->out_name);
 	else
 		snprintf(msg, sizeof(msg), "%llu action%s refused by the "
-			 "seccomp policy (first: %s); use --report FILE for "
-			 "details", r->refused, s, r->first ? r->first : "?");
+			 "seccomp policy (first: %s)%s; use --report FILE for "
+			 "details", r->refused, s, r->first ? r->first : "?",
+			 nested_hint(r));
 	log_warning(sb->plan->prog, msg);
 }
 

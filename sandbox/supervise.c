@@ -28,6 +28,7 @@
 #include "join.h"
 #include "landlock.h"
 #include "log.h"
+#include "nested.h"
 #include "netproxy.h"
 #include "resource_limits.h"
 #include "policy.h"
@@ -211,6 +212,12 @@ int stage_clone(struct sandbox *sb)
 	if (plan->userns_fd >= 0)
 		sb->clone_flags &= ~CLONE_NEWUSER;
 	flags = sb->clone_flags;
+	/* Inside another sandbox that withholds what the namespaces need:
+	 * said in one line before anything is made; never unconfined. */
+	if (plan->mode == MODE_HUTCH && (flags & CLONE_NEWUSER) && nested_refused_here(sb)) {
+		sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
+		return sb->fallback ? 0 : -1;
+	}
 	pid = clone_pid1(sb, flags);
 	if (pid < 0 && sb->err[0])
 		return -1;	/* joining a namespace failed, and said why */

@@ -38,7 +38,7 @@ check_doctor_here() {
 	out=$($AS "$H" --doctor) || rc=$?
 	assert_eq 0 "$rc" "exit status"
 	assert_doctor_format "$out"
-	for name in userns clone3 clone pidfd waitid pidfd_send_signal close_range openat2 proc \
+	for name in userns nested clone3 clone pidfd waitid pidfd_send_signal close_range openat2 proc \
 		mount-api memfd seccomp seccomp-notify; do
 		assert_check "$out" OK "$name"
 	done
@@ -64,7 +64,7 @@ check_doctor_here() {
 	fi
 	assert_check "$out" "(OK|WARN)" net "example.com (resolves|does not resolve)|no answer for example.com"
 	assert_check "$out" OK profiles "HOME and the user's profiles read as they are"
-	assert_eq 20 "$(printf '%s\n' "$out" | wc -l)" "one line per check and the mode"
+	assert_eq 21 "$(printf '%s\n' "$out" | wc -l)" "one line per check and the mode"
 }
 test_doctor_here() { for_each_caller check_doctor_here; }
 

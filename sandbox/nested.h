@@ -1,0 +1,45 @@
+/* A sandbox inside a sandbox (see nested.c): the calls --allow-nested
+ * allows, and what an outer sandbox withholds from hutch's namespaces,
+ * found before clone so that a run inside says why in one line. */
+#ifndef HUTCH_NESTED_H
+#define HUTCH_NESTED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct sandbox;
+
+/* The mount calls a sandbox inside makes (the default policy's
+ * "Nesting" list), NULL-terminated. */
+extern const char *const nested_syscalls[];
+/* Is NAME (a syscall name, maybe followed by ", rule") one of them? */
+bool nested_syscall(const char *name);
+
+/* What the sandbox around this process withholds. */
+enum nested_lack {
+	NESTED_NONE,	/* nothing found: the usual path decides */
+	NESTED_SETFCAP,	/* uid 0 without CAP_SETFCAP: uid 0 cannot be mapped */
+	NESTED_MOUNT,	/* a mount call is refused even in a user namespace of our own */
+};
+
+struct nested_finding {
+	enum nested_lack lack;
+	char call[32];	/* NESTED_MOUNT: the call refused */
+	int err;	/* its errno; 0 when the probe was killed (SIGSYS) */
+};
+
+/* Look before a run in new namespaces as UID (the uid they map): uid 0
+ * without CAP_SETFCAP, then, under a seccomp filter only, the mount
+ * calls in a throwaway child in a user namespace of its own. */
+void nested_find(uid_t uid, struct nested_finding *out);
+/* One line each: the cause, and how to allow it. */
+void nested_reason(const struct nested_finding *f, char *buf, size_t len);
+const char *nested_fix(const struct nested_finding *f);
+
+/* hutch mode, before clone: does the sandbox around hutch withhold what
+ * its namespaces need?  Sets sb->found.reason (the fallback's notice)
+ * and sb->err (the failure without it), as userns_refused_here does. */
+bool nested_refused_here(struct sandbox *sb);
+
+#endif
