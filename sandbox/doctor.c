@@ -710,6 +710,22 @@ static void print_finding(FILE *out, const char *name, const struct finding *f)
 	fflush(out);
 }
 
+/* The fallback's verdict: with the cause and its fix where the userns
+ * check named one (the words of the fallback's own notice), so that the
+ * last line says what refused namespaces, e.g. Docker's seccomp profile. */
+static void fallback_verdict(const struct doctor *d, struct finding *f)
+{
+	const char *reason = userns_reason(d->userns_refusal);
+	char fix[1024];
+
+	snprintf(fix, sizeof(fix), "%s, for the full sandbox",
+		 reason ? userns_fix(d->userns_refusal) : "make user namespaces work (see the FAIL lines)");
+	say(f, LVL_WARN, fix, "landlock fallback (`hutch %sCOMMAND` runs without namespaces, confined "
+	    "by Landlock ABI %d and seccomp)%s%s",
+	    d->plan->fallback == FALLBACK_LANDLOCK ? "" : "--fallback=landlock ", d->landlock_abi,
+	    reason ? ": user namespaces refused: " : "", reason ? reason : "");
+}
+
 static void verdict(const struct doctor *d, unsigned failed, struct finding *f)
 {
 	bool landlock_ok = d->landlock_ok && !(failed & NEED_LL);
@@ -718,10 +734,7 @@ static void verdict(const struct doctor *d, unsigned failed, struct finding *f)
 		say(f, LVL_OK, NULL, "namespaces (`hutch COMMAND` runs in new user, mount and pid "
 		    "namespaces)");
 	else if (landlock_ok)
-		say(f, LVL_WARN, "make user namespaces work (see the FAIL lines) for the full sandbox",
-		    "landlock fallback (`hutch %sCOMMAND` runs without namespaces, confined by Landlock "
-		    "ABI %d and seccomp)",
-		    d->plan->fallback == FALLBACK_LANDLOCK ? "" : "--fallback=landlock ", d->landlock_abi);
+		fallback_verdict(d, f);
 	else
 		say(f, LVL_FAIL, "fix the FAIL lines above", "none: hutch cannot run here");
 }
