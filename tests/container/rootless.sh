@@ -22,19 +22,21 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 passed=0 failed=0
-# try WANT_STDOUT DESCRIPTION CMD...: CMD must exit 0 and print WANT_STDOUT.
+# try WANT_STDOUT DESCRIPTION CMD...: CMD must exit 0 (or $want_rc) and
+# print WANT_STDOUT.
+want_rc=0
 try() {
 	local want=$1 what=$2 out rc err
 	shift 2
 	out=$(timeout -k 5 60 "$@" 2>"$work/.err")
 	rc=$?
 	err=$(cat "$work/.err")
-	if [ "$rc" = 0 ] && [ "$out" = "$want" ]; then
+	if [ "$rc" = "$want_rc" ] && [ "$out" = "$want" ]; then
 		passed=$((passed + 1))
-		echo "ok      $what (exit 0)"
+		echo "ok      $what (exit $rc)"
 	else
 		failed=$((failed + 1))
-		echo "FAILED  $what (exit $rc${want:+, stdout [$out], want [$want]})"
+		echo "FAILED  $what (exit $rc, want $want_rc${want:+, stdout [$out], want [$want]})"
 	fi
 	[ -z "$err" ] || printf '%s\n' "$err" | sed 's/^/    stderr: /'
 }
@@ -64,6 +66,17 @@ for p in "$top"/profiles/*; do
 	[ -f "$p" ] || continue
 	name=${p##*/}
 	case $name in *~) continue ;; esac
+	# Where user namespaces are refused, a profile without the fallback
+	# fails closed: exit 125 with the one line naming the refusal.
+	want_rc=0
+	if ! unshare -U true 2>/dev/null &&
+		"$H" --profile "$name" --explain=json true 2>/dev/null | grep -q '"fallback": "none"'; then
+		want_rc=125
+		try "" "hutch --profile $name true (no fallback in it: fails closed)" "$H" --profile "$name" true
+		grep -q '^hutch: clone: new user namespace refused: ' "$work/.err" ||
+			{ echo "FAILED  hutch --profile $name: not the refusal's line"; failed=$((failed + 1)); }
+		continue
+	fi
 	try "" "hutch --profile $name true" "$H" --profile "$name" true
 done
 echo "$passed passed, $failed failed"
