@@ -3,6 +3,8 @@
 # make deps       install missing build dependencies (as root), or say which
 # make check      make deps, build, run all tests
 # make check-container  make demo and make check in a podman container (as root)
+# make check-container-docker  the same under Docker's default seccomp profile
+#                 (user namespaces refused: the Landlock fallback; tests/container/check)
 # make demo       build, then run a short command in the default sandbox
 # make asan       the whole test suite on an AddressSanitizer + UBSan build
 # make bench      benchmarks against bwrap and unshare; the pty relay; the --allow-net proxy
@@ -79,7 +81,7 @@ OBJS = $(SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) $(DATA_OBJS)
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
-.PHONY: deb-packages all check check-container check-vm unit integration demo asan bench deps \
+.PHONY: deb-packages all check check-container check-container-docker check-vm unit integration demo asan bench deps \
 	install install-bwrap-link uninstall deb completions remove-stale clean fuzz fuzz-deps bench-deps valgrind
 
 all: hutch build/hutch-seccomp completions
@@ -239,6 +241,14 @@ check: deps
 # debootstrap when missing.
 check-container:
 	tests/container/check
+
+# The same under Docker's default seccomp profile
+# (tests/container/seccomp-docker-default.json, from moby/profiles), which
+# refuses user namespaces: hutch runs under its Landlock fallback there;
+# tests needing namespaces skip with the reason, and
+# tests/escape/fallback.sh shows what the fallback blocks.
+check-container-docker:
+	HUTCH_CONTAINER_SECCOMP=docker-default tests/container/check
 
 asan: deps
 	$(MAKE) build/asan/hutch build/test-reaper

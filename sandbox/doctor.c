@@ -711,6 +711,28 @@ static void print_finding(FILE *out, const char *name, const struct finding *f)
 	fflush(out);
 }
 
+/* The fallback's verdict: with the cause and its fix where the userns
+ * check named one (the words of the fallback's own notice), so that the
+ * last line says what refused namespaces, e.g. Docker's seccomp profile. */
+static void fallback_verdict(const struct doctor *d, struct finding *f)
+{
+	const char *reason = userns_reason(d->userns_refusal);
+	const char *why = reason ? ": user namespaces refused: " : "";
+	char fix[1024];
+
+	snprintf(fix, sizeof(fix), "%s, for the full sandbox",
+		 reason ? userns_fix(d->userns_refusal) : "make user namespaces work (see the FAIL lines)");
+	if (d->plan->fallback == FALLBACK_LANDLOCK)
+		say(f, LVL_WARN, fix, "landlock fallback (`hutch COMMAND` runs without namespaces, "
+		    "confined by Landlock ABI %d and seccomp)%s%s", d->landlock_abi, why,
+		    reason ? reason : "");
+	else
+		say(f, LVL_WARN, fix, "landlock fallback only when asked (`hutch COMMAND` fails here, "
+		    "as its profile has no fallback; `hutch --fallback=landlock COMMAND` runs without "
+		    "namespaces, confined by Landlock ABI %d and seccomp)%s%s", d->landlock_abi, why,
+		    reason ? reason : "");
+}
+
 static void verdict(const struct doctor *d, unsigned failed, struct finding *f)
 {
 	bool landlock_ok = d->landlock_ok && !(failed & NEED_LL);
@@ -718,15 +740,8 @@ static void verdict(const struct doctor *d, unsigned failed, struct finding *f)
 	if (!(failed & NEED_NS))
 		say(f, LVL_OK, NULL, "namespaces (`hutch COMMAND` runs in new user, mount and pid "
 		    "namespaces)");
-	else if (landlock_ok && d->plan->fallback == FALLBACK_LANDLOCK)
-		say(f, LVL_WARN, "make user namespaces work (see the FAIL lines) for the full sandbox",
-		    "landlock fallback (`hutch COMMAND` runs without namespaces, confined by Landlock "
-		    "ABI %d and seccomp)", d->landlock_abi);
 	else if (landlock_ok)
-		say(f, LVL_WARN, "make user namespaces work (see the FAIL lines) for the full sandbox",
-		    "landlock fallback only when asked (`hutch COMMAND` fails here, as its profile has "
-		    "no fallback; `hutch --fallback=landlock COMMAND` runs without namespaces, confined "
-		    "by Landlock ABI %d and seccomp)", d->landlock_abi);
+		fallback_verdict(d, f);
 	else
 		say(f, LVL_FAIL, "fix the FAIL lines above", "none: hutch cannot run here");
 }

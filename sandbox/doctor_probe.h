@@ -27,6 +27,7 @@ struct finding {
 struct doctor {
 	const struct plan *plan;
 	bool userns_ok;
+	int userns_refusal;	/* enum userns_refusal: what refused them */
 	bool clone3_ok;
 	int landlock_abi;
 	bool landlock_ok;	/* a ruleset really confined a child */

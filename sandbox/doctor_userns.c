@@ -73,11 +73,12 @@ static const char *container_fix(char *buf, size_t len)
 }
 
 /* EPERM from clone: the cause as the fallback's probe finds it. */
-static void userns_eperm(struct finding *f)
+static void userns_eperm(struct doctor *d, struct finding *f)
 {
 	enum userns_refusal kind = userns_classify(&(struct userns_trial){ USERNS_UNSHARE, EPERM });
 	char fix[512];
 
+	d->userns_refusal = kind;
 	if (kind == REFUSED_SYSCTL)
 		say(f, LVL_FAIL, userns_fix(REFUSED_SYSCTL),
 		    "clone(CLONE_NEWUSER) failed with EPERM: kernel.unprivileged_userns_clone = 0");
@@ -91,17 +92,18 @@ static void userns_eperm(struct finding *f)
 		    "explains it (an LSM policy?)");
 }
 
-static void userns_clone_refused(struct finding *f, int err)
+static void userns_clone_refused(struct doctor *d, struct finding *f, int err)
 {
 	enum userns_refusal kind = userns_classify(&(struct userns_trial){ USERNS_UNSHARE, err });
 
+	d->userns_refusal = kind;
 	if (kind == REFUSED_COUNT && err == ENOSPC)
 		userns_count_refused(f);
 	else if (kind == REFUSED_COUNT)
 		say(f, LVL_FAIL, "run hutch from a less deeply nested user namespace",
 		    "clone(CLONE_NEWUSER) failed with EUSERS: 32 nested user namespaces already");
 	else if (err == EPERM)
-		userns_eperm(f);
+		userns_eperm(d, f);
 	else if (kind == REFUSED_KERNEL)
 		say(f, LVL_FAIL, "a kernel built with CONFIG_USER_NS=y and CONFIG_PID_NS=y",
 		    "clone(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID) failed with EINVAL: "
@@ -166,7 +168,7 @@ void check_userns(struct doctor *d, struct finding *f)
 	struct probe p;
 
 	if (probe_run(NS_FLAGS, probe_userns, 0, &p) < 0 && strcmp(p.what, "clone") == 0) {
-		userns_clone_refused(f, p.err);
+		userns_clone_refused(d, f, p.err);
 	} else if (!p.ok) {
 		userns_setup_refused(f, &p);
 	} else {

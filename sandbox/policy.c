@@ -309,6 +309,17 @@ int policy_refusal(const struct policy_ready *ready, int nr,
 
 /* ---- in COMMAND's process ---- */
 
+/* Is keyctl refused to this process as a whole by a seccomp filter it
+ * runs under (a container's profile: Docker's default refuses keyctl,
+ * add_key and request_key with EPERM)?  Reading the session keyring's
+ * id fails only so: the kernel itself answers it or says EACCES. */
+static bool keyctl_filtered_out(void)
+{
+	return errno == EPERM && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2 &&
+	       syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) < 0 &&
+	       errno == EPERM;
+}
+
 /* Keyrings are not namespaced: without a session keyring of its own,
  * COMMAND would possess the caller's session keys. */
 static int join_session_keyring(char *err, size_t errlen)
@@ -317,6 +328,10 @@ static int join_session_keyring(char *err, size_t errlen)
 		return 0;
 	if (errno == ENOSYS)
 		return 0;	/* a kernel without keyrings has none to leak */
+	/* The filter stays on COMMAND (filters are inherited and cannot be
+	 * removed): it cannot reach a key through keyctl either. */
+	if (keyctl_filtered_out())
+		return 0;
 	snprintf(err, errlen, "policy: session keyring: %s%s", strerror(errno),
 		 errno == EDQUOT ? " (kernel.keys.maxkeys)" : "");
 	return -1;

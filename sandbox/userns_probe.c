@@ -147,6 +147,13 @@ const char *userns_fix(enum userns_refusal kind)
 	return refusals[kind].fix;
 }
 
+/* The cause alone, for --doctor's verdict; NULL where it needs the
+ * limit's value or the failed step (REFUSED_COUNT, REFUSED_OTHER). */
+const char *userns_reason(enum userns_refusal kind)
+{
+	return refusals[kind].reason;
+}
+
 static void count_reason(char *buf, size_t len)
 {
 	long max = proc_read_number(MAX_USERNS_SYSCTL);

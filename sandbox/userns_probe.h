@@ -29,6 +29,9 @@ enum userns_refusal {
 enum userns_refusal userns_classify(const struct userns_trial *r);
 /* The fix for a cause, one line. */
 const char *userns_fix(enum userns_refusal kind);
+/* The cause in words, as the fallback's notice names it; NULL for
+ * REFUSED_NOT, REFUSED_COUNT and REFUSED_OTHER. */
+const char *userns_reason(enum userns_refusal kind);
 /* Is this process under a seccomp filter (a container's profile)? */
 bool userns_seccomp_filtered(void);
 

@@ -12,6 +12,11 @@
 #   HUTCH_CONTAINER_RUNTIME  OCI runtime for podman (default: podman's own
 #                            if it can start a container here, else runc)
 #   HUTCH_CONTAINER_CACHE    tree cache (default /var/cache/hutch/container)
+#   HUTCH_CONTAINER_SECCOMP  the container's seccomp profile: empty for the
+#                            engine's default; docker-default for Docker's
+#                            (tests/container/seccomp-docker-default.json,
+#                            which refuses user namespaces: make
+#                            check-container-docker); or a profile's path
 
 set -euo pipefail
 
@@ -35,6 +40,13 @@ CTR_DEADLINE=$(($(date +%s) + CTR_TIMEOUT))
 CTR_NAME=""
 CTR_BUILD_DIR=""
 CTR_JOB=""
+# The profile's name and file (empty: podman's default).
+CTR_SECCOMP=${HUTCH_CONTAINER_SECCOMP:-}
+case $CTR_SECCOMP in
+"") CTR_SECCOMP_FILE="" ;;
+docker-default) CTR_SECCOMP_FILE="$CTR_TOP/tests/container/seccomp-docker-default.json" ;;
+*) CTR_SECCOMP_FILE=$(realpath -e "$CTR_SECCOMP") || { echo "no seccomp profile $CTR_SECCOMP" >&2; exit 1; } ;;
+esac
 
 # in_background CMD...: CMD, waited for in a way that lets this script's
 # traps run at once on a signal (bash runs a trap only after the
@@ -286,14 +298,16 @@ in_container() {
 	shift
 	left=$(remaining)
 	CTR_NAME="hutch-ctr-$$-$RANDOM"
-	local runtime=()
+	local runtime=() seccomp=()
 	[ -z "$CTR_RUNTIME" ] || runtime=(--runtime "$CTR_RUNTIME")
+	[ -z "$CTR_SECCOMP_FILE" ] || seccomp=(--security-opt "seccomp=$CTR_SECCOMP_FILE")
 	# The client runs in the background so that a signal to this script
 	# is handled at once (bash runs traps only between commands).
 	set +e
 	checkout_tar | timeout -k 10 "$((left + 5))" podman "${runtime[@]}" run --rm -i \
-		--name "$CTR_NAME" --network none "${CTR_ULIMITS[@]}" --timeout "$left" \
+		--name "$CTR_NAME" --network none "${CTR_ULIMITS[@]}" "${seccomp[@]}" --timeout "$left" \
 		-e "HUTCH_CTR_DEADLINE=$CTR_DEADLINE" \
+		-e "HUTCH_CTR_SECCOMP=$CTR_SECCOMP" \
 		-e "HUTCH_CTR_HOST_CGROUPNS=$(readlink /proc/self/ns/cgroup)" \
 		-e "HUTCH_CTR_USER=$CTR_USER" \
 		"$CTR_IMAGE" /bin/bash -c '

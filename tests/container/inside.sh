@@ -100,6 +100,22 @@ environment() {
 
 environment
 
+# The variant under a profile that should refuse user namespaces (make
+# check-container-docker): check that it does, for root and the user,
+# or nothing here would test the fallback.
+if [ "${HUTCH_CTR_SECCOMP:-}" = docker-default ]; then
+	echo "==== seccomp profile: Docker's default (tests/container/seccomp-docker-default.json)"
+	for who in root "$user"; do
+		run=()
+		[ "$who" = root ] || run=("${as_user[@]}")
+		if "${run[@]}" unshare -U true 2>/dev/null; then
+			echo "FAILED  the profile lets $who make a user namespace: not Docker's default"
+			exit 1
+		fi
+		echo "  $who: unshare -U refused: $("${run[@]}" unshare -U true 2>&1)"
+	done
+fi
+
 phase demo make demo
 phase check make check
 # make check stops at the first step that fails; if it stopped before
@@ -112,6 +128,8 @@ if [ -x hutch ]; then
 	phase doctor-user "${as_user[@]}" ./hutch --doctor
 fi
 phase rootless "${as_user[@]}" bash tests/container/rootless.sh /src/hutch
+phase rootless-root bash tests/container/rootless.sh /src/hutch
+phase fallback bash tests/escape/fallback.sh /src/hutch
 
 # ---- summary ----
 rc_of() { cat "$logs/$1.rc" 2>/dev/null || echo "not run"; }
@@ -170,10 +188,23 @@ if [ -f "$logs/integration.rc" ]; then
 	failures_of integration
 fi
 
+for r in rootless:"as $user" rootless-root:"as root"; do
+	bad=0
+	[ "$(rc_of "${r%%:*}")" = 0 ] || bad=1
+	verdict "${r%%:*}" "rootless.sh (${r#*:})" $bad "$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/${r%%:*}.log" | tail -n 1)"
+	grep -E '^FAILED|^    stderr' "$logs/${r%%:*}.log" | sed 's/^/  /'
+done
+
 bad=0
-[ "$(rc_of rootless)" = 0 ] || bad=1
-verdict rootless "rootless.sh (as $user)" $bad "$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/rootless.log" | tail -n 1)"
-grep -E '^FAILED|^    stderr' "$logs/rootless.log" | sed 's/^/  /'
+[ "$(rc_of fallback)" = 0 ] || bad=1
+verdict fallback "tests/escape/fallback.sh (what the Landlock fallback blocks)" $bad "$(tail -n 1 "$logs/fallback.log")"
+grep -E '^FAILED|^ +FAIL' "$logs/fallback.log" | sed 's/^/  /'
+
+# --doctor's last line: where user namespaces are refused here, the
+# fallback and the cause (under Docker's profile: its seccomp filter).
+for d in doctor-root doctor-user; do
+	[ -f "$logs/$d.log" ] && echo "  $d: $(tail -n 1 "$logs/$d.log")"
+done
 
 echo
 [ "$status" = 0 ] && echo "check-container: all passed" || echo "check-container: FAILED"

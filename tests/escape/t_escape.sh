@@ -125,6 +125,15 @@ end_coproc() {
 # caller_is_root: is $AS the root caller?
 caller_is_root() { [ "$AS" = as_root ]; }
 
+# --- the Landlock fallback ---------------------------------------------------
+
+# README's table "What each mode guarantees", row by row, under the
+# fallback (forced where user namespaces work): tests/escape/fallback.sh.
+test_fallback_table() {
+	bash "$ESCAPE_DIR/fallback.sh" "$H" >"$T/table" 2>&1 || { sed 's/^/    /' "$T/table" >&2; fail "tests/escape/fallback.sh"; }
+	sed 's/^/    /' "$T/table" >&2
+}
+
 # --- TIOCSTI ---------------------------------------------------------------
 
 # in_pty CMD: run the shell command CMD in a new pty, as $AS.  CMD shares

@@ -211,6 +211,30 @@ have_root_ptrace() {
 	return 1
 }
 
+# have_userns: can both callers make a user namespace here?  Not under
+# Docker's default seccomp profile, kernel.unprivileged_userns_clone = 0,
+# user.max_user_namespaces = 0, ...: there hutch runs its Landlock
+# fallback, and a test of the namespace sandbox cannot run.
+have_userns() {
+	local as
+	for as in as_root as_user; do
+		WHY=$($as unshare -U true 2>&1) && continue
+		WHY="user namespaces are refused here ($as: unshare -U: ${WHY:-failed}), so hutch runs its Landlock fallback (tested by t_fallback.sh and tests/escape/fallback.sh)"
+		return 1
+	done
+}
+needs_userns() { have_userns || skip "$WHY"; }
+
+# userns_gate TEST: before each test (tests/integration/run).  The tests
+# named in tests/integration/without-userns run anywhere (they test the
+# fallback, --doctor, the build, parsing, or pass under the fallback as
+# well); every other test checks the namespace sandbox and skips, with
+# the reason, where user namespaces are refused.
+userns_gate() {
+	grep -qx -- "$1" "$(dirname "${BASH_SOURCE[0]}")/without-userns" && return 0
+	needs_userns
+}
+
 # This kernel's Landlock ABI (0 without Landlock), as --doctor reads it.
 landlock_abi() {
 	python3 -c 'import ctypes, sys

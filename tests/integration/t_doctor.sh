@@ -138,9 +138,42 @@ check_doctor_container_seccomp() {
 	assert_check "$out" WARN clone3 "clone3 is refused with ENOSYS"
 	assert_check "$out" OK clone
 	assert_check "$out" OK pidfd
-	assert_check "$out" WARN mode "landlock fallback"
+	assert_check "$out" WARN mode "landlock fallback .*: user namespaces refused: a seccomp filter refuses clone and unshare with CLONE_NEWUSER, as Docker's default profile does; fix: run the container with --security-opt seccomp=unconfined.*, for the full sandbox$"
 }
 test_doctor_container_seccomp() { for_each_caller check_doctor_container_seccomp; }
+
+# check_doctor_agrees_with_a_run [WRAPPER...]: the verdict says what a run
+# of the default profile gets here (under WRAPPER): namespaces, or the
+# fallback with the very cause the fallback's notice names, and its fix
+# (issue 27: under Docker's seccomp profile, the profile and the fix).
+check_doctor_agrees_with_a_run() {
+	local out mode cause rc=0
+	out=$($AS "$@" "$H" --doctor 2>/dev/null) || rc=$?
+	assert_eq 0 "$rc" "--doctor's exit status"
+	mode=$(printf '%s\n' "$out" | tail -n 1)
+	$AS "$@" "$H" true 2>"$T/err" || fail "hutch true: $(cat "$T/err")"
+	cause=$(sed -n 's/^hutch: fallback: user namespaces refused (\(.*\)); running under .*/\1/p' "$T/err")
+	if [ -z "$cause" ]; then
+		assert_eq "" "$(cat "$T/err")" "a run's stderr"
+		assert_match "^OK   mode: namespaces" "$mode" "the verdict where a run gets namespaces"
+		return 0
+	fi
+	assert_match "^WARN mode: landlock fallback \(\`hutch COMMAND\` runs without namespaces" "$mode" \
+		"the verdict where a run falls back"
+	[[ $mode == *": user namespaces refused: $cause; fix: "* ]] ||
+		fail "the verdict [$mode] does not name the run's cause [$cause] and a fix"
+}
+check_doctor_agrees() {
+	check_doctor_agrees_with_a_run
+	check_doctor_agrees_with_a_run "$T/bin/tool" docker
+}
+test_doctor_agrees_with_a_run() {
+	mkdir -p "$T/bin"
+	chmod 0755 "$T/bin"
+	gcc -O2 -Wall -o "$T/bin/tool" "$(dirname "${BASH_SOURCE[0]}")/tool_fallback_util.c" -lseccomp ||
+		skip "cannot build tool_fallback_util.c (gcc, libseccomp-dev)"
+	for_each_caller check_doctor_agrees
+}
 
 # Neither user namespaces nor Landlock: hutch cannot run, exit 125.
 check_doctor_cannot_run() {

@@ -2,7 +2,8 @@
  *
  *   tool docker CMD...        run CMD the way Docker's default seccomp profile
  *                             would: clone3 fails with ENOSYS, clone with a
- *                             namespace flag and unshare with EPERM
+ *                             namespace flag, unshare, setns, keyctl, add_key
+ *                             and request_key with EPERM
  *   tool inet-fd FD CMD...    run CMD with an unconnected TCP socket on FD
  *   tool connect PORT [FD]    connect to 127.0.0.1:PORT (on FD, or on a new
  *                             AF_INET socket); print what failed, or "connected"
@@ -43,6 +44,9 @@ static int docker(char **argv)
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setns), 0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(keyctl), 0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(add_key), 0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(request_key), 0);
 	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 				       SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));

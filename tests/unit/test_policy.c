@@ -1135,10 +1135,30 @@ START_TEST(test_apply_caps_survive_exec_as_non_root)
 }
 END_TEST
 
+/* Can a child make a user namespace here?  Not under Docker's default
+ * seccomp profile (make check-container-docker): then says why. */
+static bool userns_here(const char *test)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return true;
+	fprintf(stderr, "skip: %s: user namespaces are refused here (unshare: %s)\n", test,
+		WIFEXITED(status) ? strerror(WEXITSTATUS(status)) : "killed");
+	return false;
+}
+
 START_TEST(test_apply_caps_in_user_namespace)
 {
 	if (geteuid() != 0)
 		return;		/* switching to another uid needs root */
+	if (!userns_here("test_apply_caps_in_user_namespace"))
+		return;
 	assert_caps_after_exec(become_nobody_in_userns);
 }
 END_TEST
@@ -1259,12 +1279,28 @@ static void keyring_body(void)
 		_exit(1);
 }
 
+static void keyctl_refused_body(void)
+{
+	if (session_keyring() >= 0 || errno != EPERM)
+		_exit(1);
+}
+
 START_TEST(test_apply_joins_fresh_session_keyring)
 {
 	struct plan plan = { .seccomp_policy = "none" };
 	char err[ERRLEN] = "";
 
 	parent_keyring = session_keyring();
+	if (parent_keyring < 0 && errno == EPERM) {
+		/* Under a container's filter refusing keyctl: the stage
+		 * goes on (nothing to leak), COMMAND refused keyctl too. */
+		fprintf(stderr, "note: test_apply_joins_fresh_session_keyring: keyctl "
+			"is refused here: checking the stage goes on instead\n");
+		assert_exit_zero(apply_in_child(&plan, NULL, keyctl_refused_body, err,
+						sizeof err));
+		ck_assert_msg(*err == '\0', "%s", err);
+		return;
+	}
 	ck_assert_int_gt(parent_keyring, 0);
 	assert_exit_zero(apply_in_child(&plan, NULL, keyring_body, err,
 					sizeof err));
