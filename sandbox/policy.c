@@ -311,13 +311,21 @@ int policy_refusal(const struct policy_ready *ready, int nr,
 
 /* Is keyctl refused to this process as a whole by a seccomp filter it
  * runs under (a container's profile: Docker's default refuses keyctl,
- * add_key and request_key with EPERM)?  Reading the session keyring's
- * id fails only so: the kernel itself answers it or says EACCES. */
+ * add_key and request_key with EPERM)?  Each way of reading the session
+ * keyring must fail so (the kernel itself answers them or says EACCES):
+ * a filter that refused only some operations could leave the caller's
+ * keys readable, and then the run fails as before. */
 static bool keyctl_filtered_out(void)
 {
-	return errno == EPERM && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2 &&
-	       syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) < 0 &&
-	       errno == EPERM;
+	static const int reads[] = { KEYCTL_GET_KEYRING_ID, KEYCTL_DESCRIBE, KEYCTL_READ };
+
+	if (errno != EPERM || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
+		return false;
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
+		if (syscall(SYS_keyctl, reads[i], KEY_SPEC_SESSION_KEYRING, 0, 0) >= 0 ||
+		    errno != EPERM)
+			return false;
+	return true;
 }
 
 /* Keyrings are not namespaced: without a session keyring of its own,
