@@ -13,6 +13,8 @@
 # make check-vm   make demo, make check and rootless checks in a Debian 12 qemu guest
 #                 (VM_KERNEL=stable|backports|all; tests/vm/README)
 # make install    PREFIX=/usr/local DESTDIR= (make uninstall: the same list)
+# make check-ubuntu  hutch on a BPF LSM stand-in for Ubuntu's user namespace
+#                 restriction (as root; tests/standin/run)
 # make deb        a Debian package, build/deb/hutch_VERSION_ARCH.deb
 
 PREFIX ?= /usr/local
@@ -81,7 +83,7 @@ OBJS = $(SRCS:sandbox/%.c=build/%.o) $(DATA_OBJS)
 FAULT_OBJS = $(SRCS:sandbox/%.c=build/fault/%.o) $(DATA_OBJS)
 ASAN_OBJS = $(SRCS:sandbox/%.c=build/asan/%.o) $(DATA_OBJS)
 
-.PHONY: deb-packages all check check-container check-container-docker check-vm unit integration demo asan bench deps \
+.PHONY: deb-packages all check check-container check-container-docker check-vm check-ubuntu unit integration demo asan bench deps \
 	install install-bwrap-link uninstall deb completions remove-stale clean fuzz fuzz-deps bench-deps valgrind
 
 all: hutch build/hutch-seccomp completions
@@ -286,6 +288,12 @@ bench-deps:
 VM_KERNEL ?= stable
 check-vm:
 	VM_KERNEL=$(VM_KERNEL) tests/vm/check-vm
+
+# ---- Ubuntu's kernel.apparmor_restrict_unprivileged_userns, stood in for ----
+# As root; installs its TEST-ONLY tools (clang, bpftool, libbpf-dev), or
+# skips saying why (no BPF LSM, no BTF, LSM programs refused).
+check-ubuntu: all
+	tests/standin/run $(CURDIR)/hutch
 
 # ---- fuzzing: libFuzzer harnesses of the parsers (tests/fuzz) ----
 FUZZ_SECONDS ?= 60

@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,23 +122,29 @@ static bool has_capability(int bit)
 	return caps & (1ULL << bit);
 }
 
-/* Ubuntu's restriction: the clone works, the namespace has no power. */
-static void userns_powerless(struct finding *f, const struct probe *p)
+/* Ubuntu's restriction: the clone works, the namespace has no power.
+ * Told by that behaviour where the sysctl is missing (a security module
+ * doing the same: tests/standin). */
+static void report_powerless(struct finding *f, const struct probe *p)
 {
-	char why[256], exe[PATH_MAX] = "/usr/local/bin/hutch", fix[1024 + PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char why[256];
 
-	if (n > 0)
-		exe[n] = '\0';
-	snprintf(fix, sizeof(fix),
-		 "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or allow hutch alone: "
-		 "write 'abi <abi/4.0>, include <tunables/global> profile hutch %s flags=(unconfined) "
-		 "{ userns, }' to /etc/apparmor.d/hutch and run apparmor_parser -r /etc/apparmor.d/hutch",
-		 exe);
-	say(f, LVL_FAIL, fix,
-	    "a new user namespace is made but has no privilege (%s): "
-	    "kernel.apparmor_restrict_unprivileged_userns = 1",
-	    probe_failure(p, why, sizeof(why)));
+	probe_failure(p, why, sizeof(why));
+	if (proc_read_number(APPARMOR_SYSCTL) == 1)
+		say(f, LVL_FAIL, APPARMOR_FIX, "a new user namespace is made but has no privilege "
+		    "(%s): kernel.apparmor_restrict_unprivileged_userns = 1", why);
+	else
+		say(f, LVL_FAIL, APPARMOR_FIX, "a new user namespace is made but has no privilege "
+		    "(%s): a security module refuses its capabilities, as Ubuntu's "
+		    "kernel.apparmor_restrict_unprivileged_userns = 1 does", why);
+}
+
+/* The probe's failed step as the shared probe names it. */
+static struct userns_trial probe_trial(const struct probe *p)
+{
+	bool map = strncmp(p->what, "write ", 6) == 0;
+
+	return (struct userns_trial){ map ? USERNS_MAP : USERNS_MOUNT, p->err };
 }
 
 /* The clone worked; a later step of the set-up did not. */
@@ -147,10 +152,11 @@ static void userns_setup_refused(struct finding *f, const struct probe *p)
 {
 	char why[256], fix[512];
 	bool eperm = p->err == EPERM || p->err == EACCES;
+	struct userns_trial trial = probe_trial(p);
 
 	probe_failure(p, why, sizeof(why));
-	if (eperm && proc_read_number(APPARMOR_SYSCTL) == 1)
-		userns_powerless(f, p);
+	if (userns_powerless(&trial))
+		report_powerless(f, p);
 	else if (eperm && strcmp(p->what, "write uid_map") == 0 && getuid() == 0 &&
 		 !has_capability(CAP_SETFCAP_BIT))
 		say(f, LVL_FAIL, "run hutch as a non-root uid here, or with CAP_SETFCAP",

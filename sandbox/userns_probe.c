@@ -38,6 +38,12 @@ static int write_text(const char *path, const char *text)
 }
 
 
+/* Where the namespace is made but powerless without that sysctl: a
+ * security module doing what Ubuntu's does (a BPF LSM policy; the test
+ * stand-in, tests/standin). */
+#define POWERLESS_REASON "the new user namespace is made without capabilities, " \
+	"as under Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1"
+
 static const struct { const char *reason, *fix; } refusals[] = {
 	[REFUSED_SECCOMP] = {
 		"a seccomp filter refuses clone and unshare with CLONE_NEWUSER, "
@@ -53,8 +59,7 @@ static const struct { const char *reason, *fix; } refusals[] = {
 	[REFUSED_APPARMOR] = {
 		"kernel.apparmor_restrict_unprivileged_userns=1 leaves the new user "
 		"namespace without capabilities",
-		"an AppArmor profile with `userns,` for this binary, or sysctl "
-		"kernel.apparmor_restrict_unprivileged_userns=0" },
+		APPARMOR_FIX },
 	[REFUSED_KERNEL] = {
 		"this kernel has no user namespaces",
 		"a kernel built with CONFIG_USER_NS" },
@@ -116,12 +121,28 @@ bool userns_seccomp_filtered(void)
 	return filtered;
 }
 
+/* Ubuntu's restriction, told by what it does: the namespace was made
+ * (clone or unshare worked), and the first step that needs a capability
+ * in it (the map write, the first mount) is refused.  Not where a
+ * seccomp filter may be what refuses, nor for root (mapping uid 0 needs
+ * CAP_SETFCAP, which a nested root may lack). */
+bool userns_powerless(const struct userns_trial *r)
+{
+	if (r->step != USERNS_MAP && r->step != USERNS_MOUNT)
+		return false;
+	if (r->err != EPERM && r->err != EACCES)
+		return false;
+	if (proc_read_number(APPARMOR_SYSCTL) == 1)
+		return true;
+	return geteuid() != 0 && !userns_seccomp_filtered();
+}
+
 static enum userns_refusal classify_eperm(const struct userns_trial *r)
 {
 	bool apparmor = proc_read_number(APPARMOR_SYSCTL) == 1;
 
 	if (r->step != USERNS_UNSHARE)
-		return apparmor ? REFUSED_APPARMOR : REFUSED_OTHER;
+		return userns_powerless(r) ? REFUSED_APPARMOR : REFUSED_OTHER;
 	if (proc_read_number(USERNS_CLONE_SYSCTL) == 0 && geteuid() != 0)
 		return REFUSED_SYSCTL;
 	if (userns_seccomp_filtered())
@@ -185,6 +206,8 @@ static void describe_refusal(struct sandbox *sb, enum userns_refusal kind,
 		count_reason(sb->found.reason, sizeof(sb->found.reason));
 	else if (kind == REFUSED_OTHER)
 		other_reason(r, sb->found.reason, sizeof(sb->found.reason));
+	else if (kind == REFUSED_APPARMOR && proc_read_number(APPARMOR_SYSCTL) != 1)
+		snprintf(sb->found.reason, sizeof(sb->found.reason), "%s", POWERLESS_REASON);
 	else
 		snprintf(sb->found.reason, sizeof(sb->found.reason), "%s", refusals[kind].reason);
 	snprintf(sb->err, sizeof(sb->err), "%s: new user namespace refused: %s; fix: %s%s",

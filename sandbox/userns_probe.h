@@ -10,6 +10,12 @@ struct sandbox;
 #define APPARMOR_SYSCTL "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
 #define MAX_USERNS_SYSCTL "/proc/sys/user/max_user_namespaces"
 
+/* The fix for a namespace made without capabilities: hutch's AppArmor
+ * profile, which `make install` writes (profiles: README, Install). */
+#define APPARMOR_FIX "load hutch's AppArmor profile (make install writes it): " \
+	"sudo apparmor_parser -r /etc/apparmor.d/hutch; or sysctl -w " \
+	"kernel.apparmor_restrict_unprivileged_userns=0"
+
 /* The steps a probe retraces; the first that failed. */
 enum userns_step { USERNS_OK, USERNS_UNSHARE, USERNS_MAP, USERNS_MOUNT, USERNS_FAILED };
 
@@ -27,6 +33,9 @@ enum userns_refusal {
 /* The cause of R's failure, from the sysctls and this process's seccomp
  * state; REFUSED_NOT when a user namespace alone is fine. */
 enum userns_refusal userns_classify(const struct userns_trial *r);
+/* Was R's namespace made, but without capabilities (Ubuntu's AppArmor
+ * restriction, or a security module doing the same)? */
+bool userns_powerless(const struct userns_trial *r);
 /* The fix for a cause, one line. */
 const char *userns_fix(enum userns_refusal kind);
 /* The cause in words, as the fallback's notice names it; NULL for

@@ -1,0 +1,188 @@
+/* A stand-in for Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1,
+ * as a BPF LSM program (TEST-ONLY; README, "Ubuntu's user
+ * namespace restriction, stood in for").
+ *
+ * Ubuntu: an unprivileged task may create a user namespace, but AppArmor
+ * moves it to the unprivileged_userns profile, which denies every
+ * capability; the task keeps its full capability sets on paper, and each
+ * check (cap_capable, then the LSM hook) fails.  Tasks outside keep their
+ * rights: a parent still writes its child's id maps.  A program whose
+ * AppArmor profile says `userns,` keeps its capabilities until it
+ * executes another program (bwrap-userns-restrict: px to unpriv_bwrap,
+ * with `deny capability`).
+ *
+ * Here: a user namespace owned by a uid in restricted_uids (its creator's
+ * euid, which the kernel records as the owner) is restricted, and so is
+ * every namespace below it.  A capability check whose cred lives in a
+ * restricted namespace is denied with EPERM unless the task's executable
+ * (mm->exe_file, device and inode) is in allowed_programs, the stand-in
+ * for a loaded profile with `userns,`.
+ *
+ * AppArmor mediates more than capabilities, and two of its refusals come
+ * first and with another errno, which programs print: mount, umount,
+ * pivot_root and move_mount are refused with EACCES (the profile has no
+ * mount rules; the LSM hook runs before the capability check), and so
+ * is opening a file through a mount outside the task's mount namespace
+ * (a "disconnected path": bwrap's /proc fd from before its clone, hence
+ * "bwrap: setting up uid map: Permission denied").  Keyed on the
+ * namespace's owner,
+ * not on a record made at creation: nothing to clean up when namespaces
+ * die, no inode number reused by the next one. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#define EPERM 1
+#define EACCES 13
+#define MAX_USERNS_DEPTH 33	/* the kernel's 32 levels, and the initial one */
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct program_id {
+	__u64 dev;	/* the kernel's dev_t: major << 20 | minor */
+	__u64 ino;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u8);
+} restricted_uids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct program_id);
+	__type(value, __u8);
+} allowed_programs SEC(".maps");
+
+/* [0] capability checks denied, [1] allowed for a registered program:
+ * the checks read them to know that the stand-in, not something else,
+ * decided. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static void count(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&counters, &which);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* Is NS, or one of its ancestors below the initial namespace, owned by
+ * a restricted uid? */
+static bool restricted(struct user_namespace *ns)
+{
+	for (int i = 0; i < MAX_USERNS_DEPTH && ns; i++) {
+		struct user_namespace *parent = BPF_CORE_READ(ns, parent);
+		__u32 owner = BPF_CORE_READ(ns, owner.val);
+
+		if (!parent)
+			return false;	/* the initial namespace: never */
+		if (bpf_map_lookup_elem(&restricted_uids, &owner))
+			return true;
+		ns = parent;
+	}
+	return false;
+}
+
+/* Is the current task running a registered program? */
+static bool allowed_program(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct file *exe = BPF_CORE_READ(task, mm, exe_file);
+	struct program_id id = {};
+
+	if (!exe)
+		return false;
+	id.dev = BPF_CORE_READ(exe, f_inode, i_sb, s_dev);
+	id.ino = BPF_CORE_READ(exe, f_inode, i_ino);
+	return bpf_map_lookup_elem(&allowed_programs, &id) != NULL;
+}
+
+/* Is the current task confined: in a restricted namespace, and not a
+ * registered program? */
+static bool confined_task(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return restricted(BPF_CORE_READ(task, cred, user_ns)) && !allowed_program();
+}
+
+static int refuse_mount(int ret)
+{
+	if (ret || !confined_task())
+		return ret;
+	count(0);
+	return -EACCES;
+}
+
+SEC("lsm/sb_mount")
+int BPF_PROG(standin_sb_mount, const char *dev, const struct path *path, const char *type,
+	     unsigned long flags, void *data, int ret)
+{
+	return refuse_mount(ret);
+}
+
+SEC("lsm/sb_umount")
+int BPF_PROG(standin_sb_umount, struct vfsmount *mnt, int flags, int ret)
+{
+	return refuse_mount(ret);
+}
+
+SEC("lsm/sb_pivotroot")
+int BPF_PROG(standin_sb_pivotroot, const struct path *old_path, const struct path *new_path,
+	     int ret)
+{
+	return refuse_mount(ret);
+}
+
+SEC("lsm/move_mount")
+int BPF_PROG(standin_move_mount, const struct path *from, const struct path *to, int ret)
+{
+	return refuse_mount(ret);
+}
+
+/* A file reached through a mount of another mount namespace: AppArmor
+ * cannot name its path ("disconnected") and refuses it. */
+SEC("lsm/file_open")
+int BPF_PROG(standin_file_open, struct file *file, int ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vfsmount *vfs = BPF_CORE_READ(file, f_path.mnt);
+	struct mount *mnt = (void *)vfs - bpf_core_field_offset(struct mount, mnt);
+	struct mnt_namespace *file_ns = BPF_CORE_READ(mnt, mnt_ns);
+
+	/* Internal mounts (pipes, sockets, memfds) have none, or the
+	 * kernel's MNT_NS_INTERNAL, an error pointer. */
+	if (ret || (unsigned long)file_ns + 4096 <= 4096 ||
+	    file_ns == BPF_CORE_READ(task, nsproxy, mnt_ns))
+		return ret;
+	if (!confined_task())
+		return 0;
+	count(0);
+	return -EACCES;
+}
+
+SEC("lsm/capable")
+int BPF_PROG(standin_capable, const struct cred *cred, struct user_namespace *ns,
+	     int cap, unsigned int opts, int ret)
+{
+	if (ret)
+		return ret;	/* already refused */
+	if (!restricted(BPF_CORE_READ(cred, user_ns)))
+		return 0;
+	if (allowed_program()) {
+		count(1);
+		return 0;
+	}
+	count(0);
+	return -EPERM;
+}
