@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "doctor_probe.h"
+#include "nested.h"
 #include "process.h"
 #include "userns_probe.h"
 #include "util.h"
@@ -150,16 +151,25 @@ static struct userns_trial probe_trial(const struct probe *p)
 /* The clone worked; a later step of the set-up did not. */
 static void userns_setup_refused(struct finding *f, const struct probe *p)
 {
-	char why[256], fix[512];
+	char why[256], fix[512], cause[256];
 	bool eperm = p->err == EPERM || p->err == EACCES;
 	struct userns_trial trial = probe_trial(p);
+	struct nested_finding outer = { .lack = NESTED_NONE };
 
 	probe_failure(p, why, sizeof(why));
+	if (eperm)
+		nested_find(getuid(), &outer);
 	if (userns_powerless(&trial))
 		report_powerless(f, p);
-	else if (eperm && strcmp(p->what, "write uid_map") == 0 && getuid() == 0 &&
+	else if (eperm && outer.lack != NESTED_NONE) {
+		/* Another sandbox's doing: its fix, never "add CAP_SETFCAP"
+		 * or "unconfine the container", which would arm COMMAND. */
+		nested_reason(&outer, cause, sizeof(cause));
+		say(f, LVL_FAIL, nested_fix(&outer), "in new user, mount and pid namespaces: %s: %s "
+		    "(see nested)", why, cause);
+	} else if (eperm && strcmp(p->what, "write uid_map") == 0 && getuid() == 0 &&
 		 !has_capability(CAP_SETFCAP_BIT))
-		say(f, LVL_FAIL, "run hutch as a non-root uid here, or with CAP_SETFCAP",
+		say(f, LVL_FAIL, "run hutch as a non-root uid here",
 		    "write uid_map: mapping uid 0 needs CAP_SETFCAP, which this process lacks "
 		    "(inside another sandbox?)");
 	else if (eperm && userns_seccomp_filtered())
