@@ -26,6 +26,7 @@
 #include "landlock_confine.h"
 #include "landlock_scope.h"
 #include "log.h"
+#include "mounts.h"
 #include "netproxy.h"
 #include "policy.h"
 #include "protect.h"
@@ -54,13 +55,47 @@ static bool supervisor_gone(struct sandbox *sb)
 	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR));
 }
 
-/* First act of the sandbox: die with the supervisor.  Then make sure it
- * still lives: the release pipe's only writer is the supervisor, so EOF
- * there means it is gone (getppid() says 0 across a pid namespace). */
-int stage_deathsig(struct sandbox *sb)
+/* hutch mode: pid 1's first privileged step in its new namespaces, /
+ * made private (mount events must not reach the caller's namespace), and
+ * its outcome told to the supervisor, which waits for it before it
+ * releases pid 1 (supervise.c).  A security module that makes the user
+ * namespace powerless (Ubuntu's AppArmor restriction) refuses this mount
+ * first, before anything of the sandbox is built: the supervisor then
+ * falls back or fails naming that cause.  Named after the mounts stage,
+ * whose first mount it is (made early, while the maps are written). */
+static int first_mount(struct sandbox *sb)
 {
+	int err = mounts_first_private() < 0 ? errno : 0;
+
+	/* Unwritten only when the supervisor is gone: the release read
+	 * then ends this process. */
+	(void)setup_log_first_mount(sb, err);
+	if (err)
+		return log_fail(sb->err, sizeof(sb->err), "mounts", "make private", "/", err);
+	return 0;
+}
+
+/* The first mount, then the release.  A refused first mount is reported
+ * only once released: until then pid 1 stays, so that the supervisor can
+ * write its maps and read the word, and end it if it falls back. */
+static int first_mount_and_release(struct sandbox *sb)
+{
+	int r = 0;
 	char c;
 
+	if (!sb->fallback && setup_log_tells_first_mount(sb))
+		r = first_mount(sb);
+	if (read(sb->release_pipe[0], &c, 1) != 1 || supervisor_gone(sb))
+		_exit(failure_status(sb->plan));
+	return r;
+}
+
+/* First act of the sandbox: die with the supervisor.  Then (hutch mode)
+ * the first mount, and make sure the supervisor still lives: the release
+ * pipe's only writer is the supervisor, so EOF there means it is gone
+ * (getppid() says 0 across a pid namespace). */
+int stage_deathsig(struct sandbox *sb)
+{
 	timing_mark(&sb->timing, TM_CHILD_START);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return stage_fail(sb, "set", "parent death signal");
@@ -71,8 +106,8 @@ int stage_deathsig(struct sandbox *sb)
 	close_fd(&sb->status_pipe[0]);
 	close_fd(&sb->sigfd);
 	close_fd(&sb->timing_fd);	/* the supervisor writes HUTCH_TIMING's file */
-	if (read(sb->release_pipe[0], &c, 1) != 1 || supervisor_gone(sb))
-		_exit(failure_status(sb->plan));
+	if (first_mount_and_release(sb) < 0)
+		return -1;
 	close_fd(&sb->release_pipe[0]);
 	timing_mark(&sb->timing, TM_CHILD_RELEASED);
 	return protocol_userns_block(sb);

@@ -4,12 +4,14 @@
  *   kill-child       SIGKILL the sandbox's set-up process just before it
  *   leak-log         fork a process outside the sandbox that holds the
  *                    log pipe's write end open (before clone only)
- * and HUTCH_FAULT=lacks:FEATURE, a kernel without FEATURE (fault.h). */
+ * and HUTCH_FAULT=lacks:FEATURE, a kernel without FEATURE, and
+ * HUTCH_FAULT=refuse:MOUNT:ERRNO, a mount refused (fault.h). */
 #ifdef HUTCH_FAULT
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
@@ -143,6 +145,23 @@ bool fault_kernel_lacks(const char *feature)
 	const char *spec = getenv("HUTCH_FAULT");
 
 	return spec && strncmp(spec, "lacks:", 6) == 0 && strcmp(spec + 6, feature) == 0;
+}
+
+int fault_mount_refused(const char *mount)
+{
+	static const struct { const char *name; int err; } errs[] = {
+		{ "EPERM", EPERM }, { "EACCES", EACCES }, { "EINVAL", EINVAL },
+	};
+	const char *spec = getenv("HUTCH_FAULT");
+	size_t len = strlen(mount);
+
+	if (!spec || strncmp(spec, "refuse:", 7) != 0 || strncmp(spec + 7, mount, len) != 0 ||
+	    spec[7 + len] != ':')
+		return 0;
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+		if (strcmp(spec + 8 + len, errs[i].name) == 0)
+			return errs[i].err;
+	return 0;
 }
 
 int fault_point(struct sandbox *sb, const struct stage *stage)

@@ -7,7 +7,12 @@
  * the FIFO HUTCH_FAULT_HOLD (a race made deterministic).
  * HUTCH_FAULT=lacks:FEATURE makes hutch behave as
  * on a kernel without FEATURE (overlay-fd: overlayfs taking directories
- * by fd), to test the fallback on a kernel that has it. */
+ * by fd), to test the fallback on a kernel that has it.
+ * HUTCH_FAULT=refuse:MOUNT:ERRNO (MOUNT first-mount: pid 1's first mount,
+ * / made private; later-mount: the new root's tmpfs; ERRNO EPERM, EACCES
+ * or EINVAL) makes that mount fail with ERRNO, as a security module
+ * leaving the user namespace without capabilities would (Ubuntu's
+ * AppArmor restriction), without calling it. */
 #ifndef HUTCH_FAULT_H
 #define HUTCH_FAULT_H
 
@@ -19,6 +24,7 @@ struct stage;
 #ifdef HUTCH_FAULT
 int fault_point(struct sandbox *sb, const struct stage *stage);
 bool fault_kernel_lacks(const char *feature);
+int fault_mount_refused(const char *mount);
 #else
 static inline int fault_point(struct sandbox *sb, const struct stage *stage)
 {
@@ -31,6 +37,12 @@ static inline bool fault_kernel_lacks(const char *feature)
 {
 	(void)feature;
 	return false;
+}
+
+static inline int fault_mount_refused(const char *mount)
+{
+	(void)mount;
+	return 0;
 }
 #endif
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bwrap_text.h"
+#include "fault.h"
 #include "fds.h"
 #include "guard.h"
 #include "mount_api.h"
@@ -191,16 +192,33 @@ static int clone_sources(struct mount_state *ms)
 }
 
 /* Mount events must not reach the caller's namespace, nor host mounts
- * appear in the sandbox unasked: bwrap mode keeps bwrap's slave. */
+ * appear in the sandbox unasked: bwrap mode keeps bwrap's slave, here,
+ * in bwrap's order.  hutch mode made / private before pid 1 was released
+ * (mounts_first_private): nothing to do. */
 static int make_propagation_private(struct mount_state *ms)
 {
-	struct mount_attr attr = {
-		.propagation = ms->bwrap ? MS_SLAVE : MS_PRIVATE,
-	};
+	struct mount_attr attr = { .propagation = MS_SLAVE };
+	int refused = fault_mount_refused("first-mount");
 
-	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+	if (!ms->bwrap)
+		return 0;
+	if (refused)
+		errno = refused;
+	if (refused || mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return mount_op_error(ms, "make private", "/", BW_MAKE_SLAVE, NULL, NULL);
 	return 0;
+}
+
+int mounts_first_private(void)
+{
+	struct mount_attr attr = { .propagation = MS_PRIVATE };
+	int refused = fault_mount_refused("first-mount");
+
+	if (refused) {
+		errno = refused;
+		return -1;
+	}
+	return mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &attr, sizeof(attr));
 }
 
 /* ---- phase 2: the new root ---- */
@@ -210,9 +228,12 @@ static int make_propagation_private(struct mount_state *ms)
  * so what it covers does not matter. */
 static int attach_new_root(struct mount_state *ms)
 {
-	int root = mount_make_tmpfs(0755, 0);
+	int refused = fault_mount_refused("later-mount");
+	int root = refused ? -1 : mount_make_tmpfs(0755, 0);
 
 	ms->attach_point = mount_attach_point();
+	if (refused)
+		errno = refused;
 	if (root < 0)
 		return mount_op_error(ms, "new root tmpfs", "/", BW_NEWROOT_TMPFS, NULL, NULL);
 	if (move_mount(root, "", AT_FDCWD, ms->attach_point, MOVE_MOUNT_F_EMPTY_PATH) < 0) {

@@ -37,6 +37,9 @@ struct mount_state {
 };
 
 void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, size_t errlen);
+/* hutch mode, in pid 1 before it is released: the first mount in its
+ * new namespaces, / made private (recursively); -1 with errno. */
+int mounts_first_private(void);
 /* Build the whole tree, pivot into it and enter the working directory. */
 int mounts_build(struct mount_state *ms);
 void mounts_release(struct mount_state *ms);

@@ -12,6 +12,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -143,5 +146,68 @@ bool setup_log_read(struct sandbox *sb)
 		}
 		if (n < 0)
 			return false;
+	}
+}
+
+/* ---- the first mount's word (hutch mode) ---- */
+
+#define FIRST_MOUNT "first-mount "
+
+/* bwrap mode keeps bwrap's order: its first mount comes with the tree. */
+bool setup_log_tells_first_mount(const struct sandbox *sb)
+{
+	return sb->plan->mode == MODE_HUTCH;
+}
+
+int setup_log_first_mount(struct sandbox *sb, int err)
+{
+	char line[32];
+	int len = snprintf(line, sizeof(line), FIRST_MOUNT "%d\n", err);
+
+	if (sb->log_pipe[1] < 0 || write(sb->log_pipe[1], line, (size_t)len) != len)
+		return -1;
+	return 0;
+}
+
+/* The word taken out of the log (it comes before any failure line, as
+ * pid 1 says it before anything else); its errno, or -1 while absent. */
+static int take_first_mount(struct run_state *rs)
+{
+	char *end;
+	long err;
+
+	rs->log[rs->log_len] = '\0';
+	if (strncmp(rs->log, FIRST_MOUNT, sizeof(FIRST_MOUNT) - 1) != 0 ||
+	    !(end = strchr(rs->log, '\n')))
+		return -1;
+	err = strtol(rs->log + sizeof(FIRST_MOUNT) - 1, NULL, 10);
+	end++;
+	rs->log_len -= (size_t)(end - rs->log);
+	memmove(rs->log, end, rs->log_len + 1);
+	return err >= 0 ? (int)err : -1;
+}
+
+/* pid 1 may write the word and exit at once (its mount refused): what it
+ * wrote is in the log before its pidfd says it ended, so the log is read
+ * once more after.  A process outside holding the log's write end (the
+ * fault build's leak-log) never keeps this waiting: pid 1's end does. */
+int setup_log_wait_first_mount(struct sandbox *sb)
+{
+	struct pollfd p[2] = {
+		{ .fd = sb->log_pipe[0], .events = POLLIN },
+		{ .fd = sb->pid1_fd, .events = POLLIN },
+	};
+	int err;
+
+	for (;;) {
+		bool eof = setup_log_read(sb);
+
+		if ((err = take_first_mount(&sb->run)) >= 0)
+			return err;
+		if (eof || sb->log_pipe[0] < 0 || (p[1].revents & POLLIN))
+			return -1;
+		p[0].fd = sb->log_pipe[0];
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return -1;
 	}
 }

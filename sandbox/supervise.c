@@ -294,6 +294,41 @@ static int write_id_maps(struct sandbox *sb, unsigned uid, unsigned gid)
 	return r;
 }
 
+/* pid 1, killed and reaped: nothing of it is left (its namespaces, with
+ * whatever it mounted, die with it). */
+static void end_pid1(struct sandbox *sb)
+{
+	siginfo_t si;
+
+	pidfd_signal(sb->pid1_fd, SIGKILL);
+	waitid(P_PIDFD, (id_t)sb->pid1_fd, &si, WEXITED);
+	close_fd(&sb->pid1_fd);
+	sb->pid1 = 0;
+}
+
+/* pid 1's first mount (child.c), made while the maps were written: was
+ * it refused by a security module that leaves the new user namespace
+ * without capabilities (Ubuntu's AppArmor restriction, or one doing the
+ * same)?  Then pid 1 is ended, its messages dropped, and sb->err names
+ * the cause and the fix (userns_probe.c), for the fallback's notice or
+ * the failure.  What it defends against: a launch that silently runs
+ * weaker than asked.  Only EPERM or EACCES at that first mount, before
+ * anything of the sandbox was built, qualifies; any other errno, no word
+ * at all (pid 1 ended before it), or a later step is a plain failure,
+ * which the normal path reports. */
+static bool first_mount_refused(struct sandbox *sb)
+{
+	int err = setup_log_wait_first_mount(sb);
+
+	if (err <= 0 || !userns_mount_refused_here(sb, err))
+		return false;
+	end_pid1(sb);
+	/* Its failure line is superseded: the cause goes in its place. */
+	close_fd(&sb->log_pipe[0]);
+	sb->run.log_len = 0;
+	return true;
+}
+
 int stage_idmap(struct sandbox *sb)
 {
 	if (sb->fallback)
@@ -306,12 +341,11 @@ int stage_idmap(struct sandbox *sb)
 	if ((sb->clone_flags & CLONE_NEWUSER) && plan->userns_block_fd < 0) {
 		int r = write_id_maps(sb, inside_uid, inside_gid);
 
-		/* Ubuntu's AppArmor restriction: clone made the namespace, but
-		 * without powers (the maps or the first mount fail).  Never
-		 * unconfined: the fallback (landlock_run ends this child), or
-		 * a clean failure. */
-		if ((r < 0 && errno == EPERM && userns_refused_here(sb, EPERM)) ||
-		    (r == 0 && userns_restricted_here(sb))) {
+		/* clone made the namespace, but the maps fail (Ubuntu's
+		 * AppArmor restriction for a root caller).  Never unconfined:
+		 * the fallback (landlock_run ends this child), or a clean
+		 * failure. */
+		if (r < 0 && errno == EPERM && userns_refused_here(sb, EPERM)) {
 			sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
 			return sb->fallback ? 0 : -1;
 		}
@@ -319,6 +353,10 @@ int stage_idmap(struct sandbox *sb)
 			return -1;
 	}
 	timing_mark(&sb->timing, TM_MAPS);
+	if (setup_log_tells_first_mount(sb) && first_mount_refused(sb)) {
+		sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
+		return sb->fallback ? 0 : -1;
+	}
 	/* A sandbox without its own pid namespace sees the supervisor: it
 	 * must not reach hutch's binary through /proc/PID/exe or ptrace.
 	 * Not before the maps are written (through /proc/PID of a child

@@ -2,10 +2,12 @@
  * path's decision to fall back, the fallback's notice and --doctor.
  *
  * When clone fails (or, under Ubuntu's AppArmor restriction, clone
- * succeeds and the uid_map write or the first mount fails), a probe
- * process retraces the steps alone (unshare, uid_map, a mount in its own
- * mount namespace) and the result names what refused and the fix in one
- * line: a seccomp filter, kernel.unprivileged_userns_clone,
+ * succeeds and the uid_map write fails), a probe process retraces the
+ * steps alone (unshare, uid_map, a mount in its own mount namespace) and
+ * the result names what refused and the fix in one line.  Where clone
+ * and the maps succeed but pid 1's first mount is refused (the same
+ * restriction, seen from the launch itself), that mount is the trial and
+ * no probe runs.  The causes: a seccomp filter, kernel.unprivileged_userns_clone,
  * user.max_user_namespaces, AppArmor, or a kernel without user
  * namespaces.  Never a guess that lets COMMAND run unconfined: the
  * caller falls back to Landlock or fails. */
@@ -41,8 +43,13 @@ static int write_text(const char *path, const char *text)
 /* Where the namespace is made but powerless without that sysctl: a
  * security module doing what Ubuntu's does (a BPF LSM policy; the test
  * stand-in, tests/standin). */
-#define POWERLESS_REASON "the new user namespace is made without capabilities, " \
-	"as under Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1"
+#define POWERLESS_REASON "a security module refuses capabilities in new user namespaces, " \
+	"as Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1 does"
+/* ... and the fix there: no sysctl to name, no AppArmor profile known to
+ * be the one. */
+#define POWERLESS_FIX "let hutch make user namespaces in the policy of the security " \
+	"module that restricts them (a BPF LSM, SELinux, AppArmor), or use hutch's " \
+	"AppArmor profile where that module is AppArmor (/etc/apparmor.d/hutch)"
 
 static const struct { const char *reason, *fix; } refusals[] = {
 	[REFUSED_SECCOMP] = {
@@ -197,21 +204,22 @@ static void other_reason(const struct userns_trial *r, char *buf, size_t len)
 }
 
 /* sb->err: "STAGE: new user namespace refused: REASON; fix: FIX". */
-static void describe_refusal(struct sandbox *sb, enum userns_refusal kind,
+static void describe_refusal(struct sandbox *sb, const char *stage, enum userns_refusal kind,
 			     const struct userns_trial *r)
 {
 	const struct plan *plan = sb->plan;
+	bool powerless = kind == REFUSED_APPARMOR && proc_read_number(APPARMOR_SYSCTL) != 1;
 
 	if (kind == REFUSED_COUNT)
 		count_reason(sb->found.reason, sizeof(sb->found.reason));
 	else if (kind == REFUSED_OTHER)
 		other_reason(r, sb->found.reason, sizeof(sb->found.reason));
-	else if (kind == REFUSED_APPARMOR && proc_read_number(APPARMOR_SYSCTL) != 1)
+	else if (powerless)
 		snprintf(sb->found.reason, sizeof(sb->found.reason), "%s", POWERLESS_REASON);
 	else
 		snprintf(sb->found.reason, sizeof(sb->found.reason), "%s", refusals[kind].reason);
 	snprintf(sb->err, sizeof(sb->err), "%s: new user namespace refused: %s; fix: %s%s",
-		 sb->pid1 > 0 ? "idmap" : "clone", sb->found.reason, refusals[kind].fix,
+		 stage, sb->found.reason, powerless ? POWERLESS_FIX : refusals[kind].fix,
 		 plan->fallback == FALLBACK_NONE ?
 		 "; or --fallback landlock to run confined by Landlock instead" : "");
 }
@@ -251,13 +259,23 @@ bool userns_refused_here(struct sandbox *sb, int errnum)
 	kind = userns_classify(&r);
 	if (kind == REFUSED_NOT)
 		return false;
-	describe_refusal(sb, kind, &r);
+	describe_refusal(sb, sb->pid1 > 0 ? "idmap" : "clone", kind, &r);
 	return true;
 }
 
-bool userns_restricted_here(struct sandbox *sb)
+/* What it defends against: a launch that silently runs weaker than
+ * asked.  Only the powerless namespace's own signature qualifies: EPERM
+ * or EACCES from the very first mount in a user namespace hutch made,
+ * before anything of the sandbox was built (any other errno, or a later
+ * step, is a plain failure); never in bwrap mode, which fails as bwrap
+ * does.  Classified as the probe classifies its own first mount. */
+bool userns_mount_refused_here(struct sandbox *sb, int errnum)
 {
-	if (sb->plan->mode == MODE_BWRAP || proc_read_number(APPARMOR_SYSCTL) != 1)
+	struct userns_trial r = { USERNS_MOUNT, errnum };
+
+	if (sb->plan->mode == MODE_BWRAP || !(sb->clone_flags & CLONE_NEWUSER) ||
+	    (errnum != EPERM && errnum != EACCES))
 		return false;
-	return userns_refused_here(sb, 0);
+	describe_refusal(sb, "mounts", userns_classify(&r), &r);
+	return true;
 }

@@ -48,9 +48,10 @@ bool userns_seccomp_filtered(void);
  * sb->err to one precise line naming what refused and the fix, and
  * sb->found.reason to the cause alone. */
 bool userns_refused_here(struct sandbox *sb, int errnum);
-/* Clone succeeded: is the new user namespace powerless all the same
- * (Ubuntu's AppArmor restriction: its maps or first mount fail)?  Probes
- * only where that sysctl is on; sets sb->err like the above. */
-bool userns_restricted_here(struct sandbox *sb);
+/* Clone succeeded, but pid 1's first mount failed with ERRNUM: is the
+ * new user namespace powerless (Ubuntu's AppArmor restriction, or a
+ * security module doing the same)?  No probe: pid 1's mount is the
+ * trial.  Sets sb->err like the above, naming the mounts stage. */
+bool userns_mount_refused_here(struct sandbox *sb, int errnum);
 
 #endif
