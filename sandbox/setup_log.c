@@ -117,6 +117,8 @@ static ssize_t read_log(int fd, char *buf, size_t len, pid_t *writer)
 	return n;
 }
 
+static void take_first_mount(struct run_state *rs);
+
 bool setup_log_read(struct sandbox *sb)
 {
 	struct run_state *rs = &sb->run;
@@ -136,6 +138,7 @@ bool setup_log_read(struct sandbox *sb)
 		if (n > 0 && room > 0) {
 			rs->log_len += (size_t)n;
 			take_exec_marker(rs, writer);
+			take_first_mount(rs);
 			if (sb->timing.on)
 				rs->log_len = timing_take_lines(&sb->timing, rs->log, rs->log_len);
 		}
@@ -169,22 +172,24 @@ int setup_log_first_mount(struct sandbox *sb, int err)
 	return 0;
 }
 
-/* The word taken out of the log (it comes before any failure line, as
- * pid 1 says it before anything else); its errno, or -1 while absent. */
-static int take_first_mount(struct run_state *rs)
+/* The word taken out of the log, whenever it comes (a failure of the
+ * supervisor's own may have the log drained before it waited): the log
+ * then holds only failure messages. */
+static void take_first_mount(struct run_state *rs)
 {
-	char *end;
-	long err;
+	char *at, *end;
 
 	rs->log[rs->log_len] = '\0';
-	if (strncmp(rs->log, FIRST_MOUNT, sizeof(FIRST_MOUNT) - 1) != 0 ||
-	    !(end = strchr(rs->log, '\n')))
-		return -1;
-	err = strtol(rs->log + sizeof(FIRST_MOUNT) - 1, NULL, 10);
+	for (at = rs->log; at && strncmp(at, FIRST_MOUNT, sizeof(FIRST_MOUNT) - 1) != 0;
+	     at = strchr(at, '\n'), at = at ? at + 1 : NULL)
+		;
+	if (!at || !(end = strchr(at, '\n')))
+		return;
+	rs->first_mount_err = (int)strtol(at + sizeof(FIRST_MOUNT) - 1, NULL, 10);
+	rs->first_mount_told = rs->first_mount_err >= 0;
 	end++;
-	rs->log_len -= (size_t)(end - rs->log);
-	memmove(rs->log, end, rs->log_len + 1);
-	return err >= 0 ? (int)err : -1;
+	memmove(at, end, rs->log_len - (size_t)(end - rs->log) + 1);
+	rs->log_len -= (size_t)(end - at);
 }
 
 /* pid 1 may write the word and exit at once (its mount refused): what it
@@ -197,13 +202,11 @@ int setup_log_wait_first_mount(struct sandbox *sb)
 		{ .fd = sb->log_pipe[0], .events = POLLIN },
 		{ .fd = sb->pid1_fd, .events = POLLIN },
 	};
-	int err;
-
 	for (;;) {
 		bool eof = setup_log_read(sb);
 
-		if ((err = take_first_mount(&sb->run)) >= 0)
-			return err;
+		if (sb->run.first_mount_told)
+			return sb->run.first_mount_err;
 		if (eof || sb->log_pipe[0] < 0 || (p[1].revents & POLLIN))
 			return -1;
 		p[0].fd = sb->log_pipe[0];

@@ -24,6 +24,8 @@ struct run_state {
 	bool log_eof;
 	bool exec_seen;		/* the exec stage's marker came */
 	pid_t command_host_pid;	/* who wrote it, as the supervisor names it */
+	bool first_mount_told;	/* pid 1's word on its first mount came */
+	int first_mount_err;	/* ... with this errno (0: it worked) */
 	int code;		/* waitid si_code of pid 1 */
 	int status;		/* waitid si_status of pid 1 */
 	int command_signal;	/* init said: signal N ended COMMAND */
