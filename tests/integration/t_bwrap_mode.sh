@@ -1,5 +1,7 @@
 # bwrap mode: a differential table.  Every row runs through the `bwrap`
-# link ($T/bwrap) and through Debian's bwrap 0.8.0 (/usr/bin/bwrap), as
+# link ($T/bwrap) and through Debian's bwrap (/usr/bin/bwrap: 0.8.0 on
+# Debian 12; trixie's 0.12.0 words some failures otherwise, and there a
+# row's stderr alone may differ, a part skipped: words_differ_only), as
 # root and as the unprivileged uid, and compares these aspects:
 #   exit      the exit status;
 #   stdout    standard output (the program's path normalised to "bwrap");
@@ -219,9 +221,33 @@ same() {
 	want=$(aspects "$REAL")
 	got=$(aspects "$T/bwrap")
 	[ "$want" = "$got" ] && return 0
+	words_differ_only && return 0
 	DIFFS=$((DIFFS + 1))
 	echo "    DIFF ($AS) bwrap ${OPTS[*]} ${CMD[*]}" >&2
 	diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/      &/p' >&2
+}
+
+# The bwrap whose words hutch speaks: 0.11.1's, and 0.8.0's where they
+# are the same.  A later bwrap (trixie's 0.12.0) says some failures in
+# other words ("Can't remount readonly on /tmp/d", where 0.11.1 says "on
+# /newroot/tmp/d"): its stderr is no reference for hutch's.
+REAL_VERSION=
+real_words_are_ours() {
+	[ -n "$REAL_VERSION" ] || REAL_VERSION=$("$REAL" --version 2>/dev/null | awk '{ print $2 }')
+	case $REAL_VERSION in 0.8.* | 0.9.* | 0.10.* | 0.11.*) return 0 ;; esac
+	return 1
+}
+
+# words_differ_only: with a bwrap whose words are not hutch's, a row whose
+# aspects other than stderr are the same is a part skipped (its stderr
+# shown and not compared); every other aspect still has to match.
+words_differ_only() {
+	real_words_are_ours && return 1
+	[ "$(SKIP="${SKIP:-} stderr" aspects "$REAL")" = "$(SKIP="${SKIP:-} stderr" aspects "$T/bwrap")" ] || return 1
+	skip_part "row: bwrap ${OPTS[*]} ${CMD[*]}: stderr not compared: $REAL is bubblewrap" \
+		"${REAL_VERSION:-of no known version}, whose words are not 0.11.1's that hutch speaks:" \
+		"$(diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>] stderr| //p' | paste -sd '|' -)"
+	return 0
 }
 
 # known_for CALLER ASPECTS: ASPECTS when the row runs as CALLER (as_root
