@@ -674,19 +674,28 @@ test_bwrap_hutch_only() { fixtures; for_each_caller check_hutch_only; }
 # of the same file system on it is EBUSY without --unshare-ipc.  Made
 # here in a mount namespace of its own, compared with the real bwrap.
 test_bwrap_mqueue_over_mqueue() {
-	local out
+	local want="bwrap: Can't mount mqueue on /newroot/dev/mqueue: Device or resource busy
+status 1
+status 0" real ours
 	as_root unshare -m true 2>/dev/null || skip "root cannot make a mount namespace here"
-	out=$(as_root unshare -m --propagation private sh -c '
+	real=$(mqueue_over_mqueue "$REAL")
+	ours=$(mqueue_over_mqueue "$T/bwrap")
+	assert_eq "$want" "$ours" "hutch's bwrap mode"
+	if real_words_are_ours; then
+		assert_eq "$want" "$real" "the real bwrap"
+	else
+		assert_eq "$(grep '^status' <<<"$want")" "$(grep '^status' <<<"$real")" "the real bwrap's exit statuses"
+		skip_part "the real bwrap's words not compared: $REAL is bubblewrap $REAL_VERSION, not 0.11.1 as hutch:" \
+			"$(grep -v '^status' <<<"$real")"
+	fi
+}
+
+# mqueue_over_mqueue BWRAP: its --mqueue on an mqueue mount, without and
+# with --unshare-ipc, in a mount namespace of its own.
+mqueue_over_mqueue() {
+	as_root unshare -m --propagation private sh -c '
 		mkdir -p /dev/mqueue
 		mountpoint -q /dev/mqueue || mount -t mqueue mqueue /dev/mqueue || exit 99
-		for b in "$0" "$1"; do
-			"$b" --ro-bind / / --mqueue /dev/mqueue true 2>&1; echo "status $?"
-			"$b" --ro-bind / / --unshare-ipc --mqueue /dev/mqueue true 2>&1; echo "status $?"
-		done' /usr/bin/bwrap "$T/bwrap")
-	assert_eq "bwrap: Can't mount mqueue on /newroot/dev/mqueue: Device or resource busy
-status 1
-status 0
-bwrap: Can't mount mqueue on /newroot/dev/mqueue: Device or resource busy
-status 1
-status 0" "$out" "real bwrap, then hutch's bwrap mode"
+		"$0" --ro-bind / / --mqueue /dev/mqueue true 2>&1; echo "status $?"
+		"$0" --ro-bind / / --unshare-ipc --mqueue /dev/mqueue true 2>&1; echo "status $?"' "$1"
 }
