@@ -10,8 +10,9 @@
 # make bench      benchmarks against bwrap and unshare; the pty relay; the --allow-net proxy
 # make fuzz       libFuzzer on the parsers, FUZZ_SECONDS (60) each
 # make valgrind   memcheck on the supervisor for a few launches
-# make check-vm   make demo, make check and rootless checks in a Debian 12 qemu guest
-#                 (VM_KERNEL=stable|backports|all; tests/vm/README)
+# make check-vm   make demo, make check and rootless checks in a Debian qemu guest
+#                 (VM_DIST=bookworm|trixie, VM_KERNEL=stable|backports|newest|all;
+#                 tests/vm/README)
 # make install    PREFIX=/usr/local DESTDIR= (make uninstall: the same list)
 # make check-ubuntu  hutch on a BPF LSM stand-in for Ubuntu's user namespace
 #                 restriction (as root; tests/standin/run)
@@ -282,12 +283,15 @@ BENCH_DEB_PACKAGES = valgrind strace
 bench-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(DEB_PACKAGES) $(BENCH_DEB_PACKAGES)"
 
-# ---- the tests in a Debian 12 guest on Debian's own kernels (tests/vm) ----
-# As root.  The image is cached in /var/cache/hutch/vm; VM_KERNEL=stable
-# (bookworm's 6.1), backports (bookworm-backports') or all (both).
+# ---- the tests in a Debian guest on Debian's own kernels (tests/vm) ----
+# As root.  The image is cached in /var/cache/hutch/vm.  VM_DIST=bookworm
+# (12, the default) or trixie (13); VM_KERNEL=stable (the release's own:
+# 6.1, 6.12), backports (bookworm-backports'), newest (trixie: the newer
+# of trixie-backports' and sid's) or all (the release's two).
+VM_DIST ?= bookworm
 VM_KERNEL ?= stable
 check-vm:
-	VM_KERNEL=$(VM_KERNEL) tests/vm/check-vm
+	VM_DIST=$(VM_DIST) VM_KERNEL=$(VM_KERNEL) tests/vm/check-vm
 
 # ---- Ubuntu's kernel.apparmor_restrict_unprivileged_userns, stood in for ----
 # As root; installs its TEST-ONLY tools (clang, bpftool, libbpf-dev), or
@@ -297,7 +301,9 @@ check-ubuntu: all
 
 # ---- fuzzing: libFuzzer harnesses of the parsers (tests/fuzz) ----
 FUZZ_SECONDS ?= 60
-FUZZ_DEB_PACKAGES = clang libclang-rt-14-dev
+# bookworm names the fuzzer's runtime by clang's version; trixie and later do not.
+FUZZ_DEB_PACKAGES = clang $(shell apt-cache show libclang-rt-14-dev >/dev/null 2>&1 && \
+	echo libclang-rt-14-dev || echo libclang-rt-dev)
 # The build's flags less the warnings (gcc checks those) and the hardening:
 # fortify's wrappers would bypass the guards of tests/fuzz/fuzz.h.
 FUZZ_CFLAGS = -std=gnu11 -w $(filter-out $(WARN) $(HARDEN_CFLAGS),$(ALL_CFLAGS)) -O1 -fno-omit-frame-pointer \

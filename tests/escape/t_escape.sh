@@ -433,6 +433,21 @@ test_keyctl_refused_by_seccomp() { for_each_caller_with keys check_keyctl_seccom
 
 # --- privileges and fds ----------------------------------------------------
 
+# suid_capable_bin: $T/bin on a mount where setuid works, or a skip.
+# Where $T's mount is nosuid (Debian 13's /tmp, a tmpfs of systemd's
+# tmp.mount) the control, the setuid binary run outside, would not gain
+# euid 0 either: $T/bin becomes a tmpfs of its own without nosuid,
+# unmounted when the test ends.
+suid_capable_bin() {
+	local opts
+	opts=$(findmnt -n -o OPTIONS -T "$T") || skip "findmnt cannot say how $T is mounted"
+	[[ ,$opts, == *,nosuid,* ]] || return 0
+	mkdir -p "$T/bin"
+	mount -t tmpfs -o mode=0755,size=16m hutch-suid "$T/bin" 2>/dev/null ||
+		skip "$T is on a nosuid mount ($opts) and root cannot mount a tmpfs here: a setuid binary gains nothing outside either"
+	trap 'umount "$T/bin"; cleanup_scratch' EXIT
+}
+
 # A setuid-root copy of whoami (which prints the effective uid and
 # capabilities).  Layers: for uid 65534, the nosuid bind, no_new_privs and
 # uid 0 being unmapped in the sandbox's user namespace, none of which an
@@ -451,6 +466,7 @@ check_setuid() {
 	fi
 }
 test_setuid_binary() {
+	suid_capable_bin
 	build_attack whoami
 	cp "$T/bin/whoami" "$T/bin/suid"
 	chown root:root "$T/bin/suid"

@@ -30,6 +30,7 @@ echo "$up" > "$out/boot.uptime"
 mark "job started (Linux $(uname -r), up ${up}s)"
 {
 	echo "kernel: $(uname -rv)"
+	echo "debian: $(. /etc/os-release && echo "$PRETTY_NAME") ($(cat /etc/debian_version)), $(systemctl --version | head -n 1)"
 	echo "image: $(head -n 1 /etc/hutch-vm-release 2>/dev/null)"
 	echo "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null)"
 } > "$out/guest.info"

@@ -4,7 +4,12 @@
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_REPO=$(cd "$VM_DIR/../.." && pwd)
 VM_CACHE=${HUTCH_VM_CACHE:-/var/cache/hutch/vm}
-VM_SUITE=bookworm
+# The guest's Debian release: bookworm (12, the default) or trixie (13).
+VM_SUITE=${VM_DIST:-bookworm}
+case $VM_SUITE in
+bookworm | trixie) ;;
+*) printf 'tests/vm: VM_DIST=%s: use bookworm or trixie\n' "$VM_SUITE" >&2; exit 125 ;;
+esac
 VM_START=${VM_START:-$(date +%s)}
 export VM_START
 
@@ -39,11 +44,27 @@ vm_need_root() {
 # The Debian mirror this machine's apt uses, read from its sources at run
 # time (deb822 files first, then one-line sources.list entries).  Prints
 # the URI of the first "deb" entry for SUITE (default: the main suite).
+# A suite this machine's apt does not list (trixie or sid on a bookworm
+# host) is taken from the mirror of the host's own release: the entry for
+# HOST_CODENAME, or HOST_CODENAME-security for a -security suite.
 vm_mirror_for() {
-	local suite=${1:-$VM_SUITE} f uri=""
+	local suite=${1:-$VM_SUITE} host
 	if [ -n "${HUTCH_VM_MIRROR:-}" ] && [ "$suite" = "$VM_SUITE" ]; then
 		echo "$HUTCH_VM_MIRROR"; return 0
 	fi
+	vm_host_mirror_for "$suite" && return 0
+	host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ -n "$host" ] || return 1
+	case $suite in
+	*-security) vm_host_mirror_for "$host-security" ;;
+	*) vm_host_mirror_for "$host" ;;
+	esac
+}
+
+# vm_host_mirror_for SUITE: the URI of the first "deb" entry for SUITE in
+# this machine's apt sources, or status 1.
+vm_host_mirror_for() {
+	local suite=$1 f uri=""
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -r "$f" ] || continue
 		uri=$(awk -v suite="$suite" '
@@ -108,13 +129,33 @@ vm_image() {
 	touch "$VM_IMAGE/used" 2>/dev/null || true
 }
 
-# vm_kernel FLAVOR: sets VM_KERNEL_IMG, VM_INITRD and VM_KERNEL_VERSION
-# for FLAVOR (stable: bookworm's 6.1; backports: bookworm-backports').
-# Returns 2 when the image has no such kernel (backports unavailable).
-vm_kernel() {
+# The kernels of an image, by flavor: its release's own (stable) and a
+# newer one, bookworm-backports' (backports) for bookworm, and for trixie
+# the newest Debian has, trixie-backports' or sid's, whichever is newer
+# when the image is built (newest).
+vm_flavors() {
+	case $VM_SUITE in
+	bookworm) echo "stable backports" ;;
+	*) echo "stable newest" ;;
+	esac
+}
+
+# vm_flavor_about FLAVOR: where that kernel comes from, in a few words.
+vm_flavor_about() {
 	case $1 in
-	stable | backports) ;;
-	*) vm_die "unknown kernel '$1' (stable or backports)" ;;
+	stable) echo "$VM_SUITE's own" ;;
+	backports) echo "$VM_SUITE-backports'" ;;
+	newest) echo "the newest of $VM_SUITE-backports' and sid's" ;;
+	esac
+}
+
+# vm_kernel FLAVOR: sets VM_KERNEL_IMG, VM_INITRD and VM_KERNEL_VERSION
+# for FLAVOR (one of vm_flavors).  Returns 2 when the image has no such
+# kernel (the mirror had none when the image was built).
+vm_kernel() {
+	case " $(vm_flavors) " in
+	*" $1 "*) ;;
+	*) vm_die "unknown kernel '$1' for $VM_SUITE ($(vm_flavors | sed 's/ / or /'))" ;;
 	esac
 	[ -e "$VM_IMAGE/vmlinuz-$1" ] || return 2
 	VM_KERNEL_IMG=$VM_IMAGE/vmlinuz-$1
