@@ -27,15 +27,19 @@ for_each_fm_caller() {
 }
 
 is_root_caller() { [ "$AS" = as_root ]; }
+# Does this test (and so hutch) run under a seccomp filter already?
+under_seccomp() { grep -q '^Seccomp:[[:space:]]*2' /proc/self/status; }
 
-# The cause the line names, as a regex, for $AS and errno text $1: a
-# powerless namespace (Ubuntu's words where the sysctl is 1); for root
-# (a nested root may lack what the mount needs) the failed step itself.
+# The cause the line names, as a regex, for $AS and errno text $1, as
+# userns_powerless() decides: Ubuntu's words where the sysctl is 1; for
+# root, or under a filter already (a container engine's), whose refusal
+# hutch cannot tell from a security module's, the failed step itself;
+# otherwise a security module's doing.
 fm_reason() {
-	if is_root_caller; then
-		echo "the first mount fails: $1"
-	elif [ "$(cat $FM_SYSCTL 2>/dev/null)" = 1 ]; then
+	if [ "$(cat $FM_SYSCTL 2>/dev/null)" = 1 ]; then
 		echo "kernel\\.apparmor_restrict_unprivileged_userns=1 leaves the new user namespace without capabilities"
+	elif is_root_caller || under_seccomp; then
+		echo "the first mount fails: $1"
 	else
 		echo "a security module refuses capabilities in new user namespaces, as Ubuntu's kernel\\.apparmor_restrict_unprivileged_userns=1 does"
 	fi

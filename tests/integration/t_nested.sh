@@ -17,9 +17,21 @@ SETFCAP_CAUSE="uid 0 without CAP_SETFCAP, which the sandbox around hutch withhol
 MOUNT_CAUSE="the sandbox around hutch refuses mount_setattr (Function not implemented) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested (another sandbox: let its seccomp filter allow the mount calls hutch(1) lists under --allow-nested)"
 MOUNT_HINT="a mount call among them: a sandbox inside needs --allow-nested"
 
+# A sandbox inside needs the outer one's own /proc (its id map files, its
+# pid namespace); where the machine allows no fresh procfs (a container
+# engine's masked /proc), hutch gives COMMAND a read-only substitute and
+# nothing nests.  Derived: COMMAND sees itself as pid 2 in its /proc.
+fresh_proc_or_skip() {
+	local pids
+	pids=$(cd /tmp && "$H" --profile none --ro-bind / / --proc /proc --dev /dev -- \
+		sh -c 'read -r p rest < /proc/self/stat; echo $$ $p' 2>/dev/null) || pids=""
+	[ "$pids" = "2 2" ] || skip "no procfs of the sandbox's own here (COMMAND sees [$pids], not [2 2]: the machine allows no fresh procfs, as a container engine's masked /proc): nothing can nest"
+}
+
 # $T/bin: hutch and its bwrap link; $T/w-root, $T/w-user: a checkout each
 # caller owns, with a .git for agent's protections.
 setup_nested() {
+	fresh_proc_or_skip
 	mkdir -p "$T/bin" "$T/w-root/.git" "$T/w-user/.git"
 	cp "$H" "$T/bin/hutch"
 	ln -s hutch "$T/bin/bwrap"
