@@ -34,17 +34,25 @@ static bool host_valid(const char *host)
 	return net_addr_parse(host, &addr) == 0 || net_name_valid(host);
 }
 
+/* Both strings, whatever the kind: a later reader of any ask (a report,
+ * a log) must never run past one. */
+static bool strings_valid(const struct proxy_ask *ask)
+{
+	return terminated(ask->host, sizeof(ask->host)) &&
+	       terminated(ask->reason, sizeof(ask->reason)) && printable(ask->reason);
+}
+
 bool proxy_ask_valid(const struct proxy_ask *ask)
 {
+	if (!strings_valid(ask))
+		return false;
 	if (ask->kind == ASK_DNS)
 		return ask->id < PROXY_DNS_SLOTS && ask->port == 0 &&
 		       (ask->qtype == DNS_TYPE_A || ask->qtype == DNS_TYPE_AAAA) &&
-		       terminated(ask->host, sizeof(ask->host)) && host_valid(ask->host) &&
+		       host_valid(ask->host) &&
 		       net_addr_parse(ask->host, &(struct net_addr){ 0 }) < 0;
 	if (ask->kind < ASK_CONNECT || ask->kind > ASK_CLOSED || ask->id >= PROXY_MAX_CONNS ||
-	    ask->proto > NET_PROTO_SOCKS5 || ask->port > 65535 ||
-	    !terminated(ask->host, sizeof(ask->host)) ||
-	    !terminated(ask->reason, sizeof(ask->reason)) || !printable(ask->reason))
+	    ask->proto > NET_PROTO_SOCKS5 || ask->port > 65535)
 		return false;
 	if (ask->port == 0)
 		return ask->host[0] == '\0' && ask->kind != ASK_CONNECT;

@@ -778,6 +778,11 @@ START_TEST(dns_asks_and_names)
 	ck_assert(!proxy_ask_valid(&ask));	/* a name only */
 	strcpy(ask.host, "A.example.com");
 	ck_assert(!proxy_ask_valid(&ask));
+	/* A DNS ask's reason is a string too (the netrequest fuzzer's find). */
+	strcpy(ask.host, "a.example.com");
+	ck_assert(proxy_ask_valid(&ask));
+	memset(ask.reason, 'x', sizeof(ask.reason));
+	ck_assert(!proxy_ask_valid(&ask));
 
 	ck_assert_int_eq(net_rule_parse("*.example.com:8080", "t", &named[0], err, sizeof(err)), 0);
 	ck_assert_int_eq(net_rule_parse("api.example.com", "t", &named[1], err, sizeof(err)), 0);
