@@ -1,16 +1,19 @@
 /* hutch inside a sandbox (hutch, bwrap, a container, a service's
  * seccomp filter): what the outer one withholds that new namespaces
- * need, found before clone, so that the run inside falls back or fails
- * saying exactly that in one line, and --doctor predicts it.
+ * need, so that the run inside falls back or fails saying exactly that
+ * in one line, and --doctor predicts it.
  *
  * Two things withheld are seen here: uid 0 without CAP_SETFCAP (the
  * kernel maps uid 0 of the parent into a new user namespace only for a
  * writer that holds it, and an outer sandbox drops every capability),
- * and the mount calls refused by the outer sandbox's seccomp filter
- * (hutch's default policy, until --allow-nested).  The second is tried
- * for real, in a throwaway child in user and mount namespaces of its
- * own, only where this process runs under a seccomp filter: never a
- * guess that lets COMMAND run weaker than asked without saying so. */
+ * found before clone by a capget; and the mount calls refused by the
+ * outer sandbox's seccomp filter (hutch's default policy, until
+ * --allow-nested), tried for real in a throwaway child in user and mount
+ * namespaces of its own, only where this process runs under a seccomp
+ * filter, and at launch only once pid 1's first mount was refused: the
+ * fork is on the failure path, never on every launch in a container.
+ * Never a guess that lets COMMAND run weaker than asked without saying
+ * so. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -170,6 +173,13 @@ static void probe_mounts(struct nested_finding *out)
 	snprintf(out->call, sizeof(out->call), "%s", step_calls[r.step]);
 }
 
+/* A fork only where a filter could refuse (2: SECCOMP_MODE_FILTER). */
+static void find_mount_refusal(struct nested_finding *out)
+{
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2)
+		probe_mounts(out);
+}
+
 void nested_find(uid_t uid, struct nested_finding *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -177,9 +187,7 @@ void nested_find(uid_t uid, struct nested_finding *out)
 		out->lack = NESTED_SETFCAP;
 		return;
 	}
-	/* A fork only where a filter could refuse (2: SECCOMP_MODE_FILTER). */
-	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2)
-		probe_mounts(out);
+	find_mount_refusal(out);
 }
 
 void nested_reason(const struct nested_finding *f, char *buf, size_t len)
@@ -206,18 +214,39 @@ const char *nested_fix(const struct nested_finding *f)
 	return "";
 }
 
-/* The fallback's notice says the reason alone: it carries the fix. */
-bool nested_refused_here(struct sandbox *sb)
+/* The fallback's notice says the reason alone: it carries the fix;
+ * the failure names STAGE, where the refusal was seen. */
+static void describe(struct sandbox *sb, const char *stage, const struct nested_finding *f)
 {
-	struct nested_finding f;
 	char cause[256];
 
-	nested_find(sb->plan->caller_uid, &f);
-	if (f.lack == NESTED_NONE)
-		return false;
-	nested_reason(&f, cause, sizeof(cause));
+	nested_reason(f, cause, sizeof(cause));
 	snprintf(sb->found.reason, sizeof(sb->found.reason), "%s; fix: %s", cause,
-		 nested_fix(&f));
-	snprintf(sb->err, sizeof(sb->err), "clone: new namespaces: %s", sb->found.reason);
+		 nested_fix(f));
+	snprintf(sb->err, sizeof(sb->err), "%s: new namespaces: %s", stage, sb->found.reason);
+}
+
+bool nested_uid0_refused_here(struct sandbox *sb)
+{
+	struct nested_finding f = { .lack = NESTED_NONE };
+
+	if (sb->plan->caller_uid != 0 || has_setfcap())
+		return false;
+	f.lack = NESTED_SETFCAP;
+	describe(sb, "clone", &f);
+	return true;
+}
+
+bool nested_mount_refused_here(struct sandbox *sb, int err)
+{
+	struct nested_finding f = { .lack = NESTED_NONE };
+
+	if (sb->plan->mode != MODE_HUTCH || !(sb->clone_flags & CLONE_NEWUSER) ||
+	    (err >= 0 && !refusal_errno(err)))
+		return false;
+	find_mount_refusal(&f);
+	if (f.lack != NESTED_MOUNT)
+		return false;
+	describe(sb, "mounts", &f);
 	return true;
 }

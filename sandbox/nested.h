@@ -1,6 +1,6 @@
 /* A sandbox inside a sandbox (see nested.c): the calls --allow-nested
  * allows, and what an outer sandbox withholds from hutch's namespaces,
- * found before clone so that a run inside says why in one line. */
+ * found so that a run inside says why in one line. */
 #ifndef HUTCH_NESTED_H
 #define HUTCH_NESTED_H
 
@@ -29,17 +29,23 @@ struct nested_finding {
 	int err;	/* its errno; 0 when the probe was killed (SIGSYS) */
 };
 
-/* Look before a run in new namespaces as UID (the uid they map): uid 0
- * without CAP_SETFCAP, then, under a seccomp filter only, the mount
- * calls in a throwaway child in a user namespace of its own. */
+/* --doctor's look, before a run in new namespaces as UID (the uid they
+ * map): uid 0 without CAP_SETFCAP, then, under a seccomp filter only,
+ * the mount calls in a throwaway child in a user namespace of its own. */
 void nested_find(uid_t uid, struct nested_finding *out);
 /* One line each: the cause, and how to allow it. */
 void nested_reason(const struct nested_finding *f, char *buf, size_t len);
 const char *nested_fix(const struct nested_finding *f);
 
-/* hutch mode, before clone: does the sandbox around hutch withhold what
- * its namespaces need?  Sets sb->found.reason (the fallback's notice)
- * and sb->err (the failure without it), as userns_refused_here does. */
-bool nested_refused_here(struct sandbox *sb);
+/* hutch mode, before clone: uid 0 without CAP_SETFCAP, which no new
+ * user namespace can map (a capget, no fork).  Sets sb->found.reason
+ * (the fallback's notice) and sb->err (the failure without it), as
+ * userns_refused_here does. */
+bool nested_uid0_refused_here(struct sandbox *sb);
+/* hutch mode, once pid 1's first mount was refused with ERR (-1: pid 1
+ * ended before it said, as a filter that kills does): does the sandbox
+ * around hutch refuse the mount calls?  Tried only under a seccomp
+ * filter; sets sb->found.reason and sb->err likewise. */
+bool nested_mount_refused_here(struct sandbox *sb, int err);
 
 #endif

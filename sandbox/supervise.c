@@ -202,6 +202,14 @@ static pid_t clone_pid1(struct sandbox *sb, int flags)
 	return pid;
 }
 
+/* Namespaces refused, and said why in sb->err: never unconfined, the
+ * fallback where the plan has one (landlock_run), else a clean failure. */
+static int fall_back_or_fail(struct sandbox *sb)
+{
+	sb->fallback = sb->plan->fallback == FALLBACK_LANDLOCK;
+	return sb->fallback ? 0 : -1;
+}
+
 int stage_clone(struct sandbox *sb)
 {
 	const struct plan *plan = sb->plan;
@@ -212,12 +220,11 @@ int stage_clone(struct sandbox *sb)
 	if (plan->userns_fd >= 0)
 		sb->clone_flags &= ~CLONE_NEWUSER;
 	flags = sb->clone_flags;
-	/* Inside another sandbox that withholds what the namespaces need:
-	 * said in one line before anything is made; never unconfined. */
-	if (plan->mode == MODE_HUTCH && (flags & CLONE_NEWUSER) && nested_refused_here(sb)) {
-		sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
-		return sb->fallback ? 0 : -1;
-	}
+	/* Inside another sandbox as uid 0 without CAP_SETFCAP: no map can
+	 * be written; said in one line before anything is made; never
+	 * unconfined.  (A refused mount call is seen at pid 1's first.) */
+	if (plan->mode == MODE_HUTCH && (flags & CLONE_NEWUSER) && nested_uid0_refused_here(sb))
+		return fall_back_or_fail(sb);
 	pid = clone_pid1(sb, flags);
 	if (pid < 0 && sb->err[0])
 		return -1;	/* joining a namespace failed, and said why */
@@ -233,11 +240,8 @@ int stage_clone(struct sandbox *sb)
 		sb->clone_flags &= ~CLONE_NEWCGROUP;
 		pid = clone_pid1(sb, sb->clone_flags);
 	}
-	if (pid < 0 && userns_refused_here(sb, errno)) {
-		/* Never unconfined: the fallback, or a clean failure. */
-		sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
-		return sb->fallback ? 0 : -1;
-	}
+	if (pid < 0 && userns_refused_here(sb, errno))
+		return fall_back_or_fail(sb);
 	if (pid < 0)
 		return stage_fail(sb, "new namespaces", "(clone3)");
 	if (pid == 0) {
@@ -307,20 +311,25 @@ static void end_pid1(struct sandbox *sb)
 }
 
 /* pid 1's first mount (child.c), made while the maps were written: was
- * it refused by a security module that leaves the new user namespace
- * without capabilities (Ubuntu's AppArmor restriction, or one doing the
- * same)?  Then pid 1 is ended, its messages dropped, and sb->err names
- * the cause and the fix (userns_probe.c), for the fallback's notice or
- * the failure.  What it defends against: a launch that silently runs
- * weaker than asked.  Only EPERM or EACCES at that first mount, before
- * anything of the sandbox was built, qualifies; any other errno, no word
- * at all (pid 1 ended before it), or a later step is a plain failure,
- * which the normal path reports. */
+ * it refused by the sandbox around hutch (its seccomp filter refuses the
+ * mount calls, or kills at one: pid 1 ends without a word), or by a
+ * security module that leaves the new user namespace without
+ * capabilities (Ubuntu's AppArmor restriction, or one doing the same)?
+ * Then pid 1 is ended, its messages dropped, and sb->err names the
+ * cause and the fix (nested.c, userns_probe.c), for the fallback's
+ * notice or the failure.  What it defends against: a launch that
+ * silently runs weaker than asked.  Only a refusal at that first mount,
+ * before anything of the sandbox was built, qualifies; any other errno,
+ * or a later step, is a plain failure, which the normal path reports.
+ * The outer sandbox is asked first, as it was when it was looked for
+ * before clone: its filter refuses the probe's mounts under any
+ * security module. */
 static bool first_mount_refused(struct sandbox *sb)
 {
 	int err = setup_log_wait_first_mount(sb);
 
-	if (err <= 0 || !userns_mount_refused_here(sb, err))
+	if (err == 0 || (!nested_mount_refused_here(sb, err) &&
+			 (err < 0 || !userns_mount_refused_here(sb, err))))
 		return false;
 	end_pid1(sb);
 	/* Its failure line is superseded: the cause goes in its place. */
@@ -345,18 +354,18 @@ int stage_idmap(struct sandbox *sb)
 		 * AppArmor restriction for a root caller).  Never unconfined:
 		 * the fallback (landlock_run ends this child), or a clean
 		 * failure. */
-		if (r < 0 && errno == EPERM && userns_refused_here(sb, EPERM)) {
-			sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
-			return sb->fallback ? 0 : -1;
-		}
+		if (r < 0 && errno == EPERM && userns_refused_here(sb, EPERM))
+			return fall_back_or_fail(sb);
+		/* pid 1 killed at its first mount (a filter's SIGSYS) takes
+		 * its /proc files with it: that cause comes first. */
+		if (r < 0 && setup_log_tells_first_mount(sb) && first_mount_refused(sb))
+			return fall_back_or_fail(sb);
 		if (r < 0)
 			return -1;
 	}
 	timing_mark(&sb->timing, TM_MAPS);
-	if (setup_log_tells_first_mount(sb) && first_mount_refused(sb)) {
-		sb->fallback = plan->fallback == FALLBACK_LANDLOCK;
-		return sb->fallback ? 0 : -1;
-	}
+	if (setup_log_tells_first_mount(sb) && first_mount_refused(sb))
+		return fall_back_or_fail(sb);
 	/* A sandbox without its own pid namespace sees the supervisor: it
 	 * must not reach hutch's binary through /proc/PID/exe or ptrace.
 	 * Not before the maps are written (through /proc/PID of a child
@@ -458,11 +467,33 @@ static const struct supervise_ops namespace_ops = {
 	.chld_fd = -1,
 };
 
+/* pid 1 failed in its set-up (its message in the log, or killed by a
+ * filter's SIGSYS) after a first mount that passed: under a seccomp
+ * filter that refuses a later mount call, the cause and the fix follow
+ * its message, found here, on the failure path only. */
+static void explain_refused_setup(struct sandbox *sb)
+{
+	struct run_state *rs = &sb->run;
+	bool killed = rs->reaped && rs->code == CLD_KILLED && rs->status == SIGSYS;
+	size_t room = sizeof(rs->log) - 1 - rs->log_len;
+	int len;
+
+	if (rs->exec_seen || rs->timed_out || (rs->log_len == 0 && !killed) || room == 0 ||
+	    !nested_mount_refused_here(sb, -1))
+		return;
+	len = snprintf(rs->log + rs->log_len, room + 1, "%s\n", sb->err);
+	if (len > 0)
+		rs->log_len += (size_t)len < room ? (size_t)len : room;
+}
+
 int stage_run(struct sandbox *sb)
 {
 	if (sb->fallback)
 		return landlock_run(sb);
 	if (pty_start(sb) < 0 || netproxy_start(sb) < 0)
 		return -1;
-	return supervise_loop_run(sb, &namespace_ops, NULL);
+	if (supervise_loop_run(sb, &namespace_ops, NULL) < 0)
+		return -1;
+	explain_refused_setup(sb);
+	return 0;
 }

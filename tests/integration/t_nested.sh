@@ -44,6 +44,9 @@ setup_nested() {
 work() { [ "$AS" = as_root ] && echo "$T/w-root" || echo "$T/w-user"; }
 nest_opts() { echo "--allow-nested"; [ "$AS" = as_root ] && echo "--uid 1000 --gid 1000"; return 0; }
 cause() { [ "$AS" = as_root ] && echo "$SETFCAP_CAUSE" || echo "$MOUNT_CAUSE"; }
+# The stage that sees it: uid 0's lack before clone, a refused mount at
+# pid 1's first.
+cause_stage() { [ "$AS" = as_root ] && echo clone || echo mounts; }
 
 # The lines of FILE that are not the outer hutch's refusal summary.
 inner_lines() { grep -v '^hutch: [0-9]* actions\{0,1\} refused by the seccomp policy' "$1" || true; }
@@ -76,7 +79,7 @@ check_agent_in_ci_refused() {
 	assert_eq "" "$out" "COMMAND did not run"
 	[ ! -e "$(work)/made" ] || fail "COMMAND wrote a file"
 	err=$(inner_lines "$T/err")
-	assert_eq "hutch: clone: new namespaces: $(cause)" "$err" "the one line"
+	assert_eq "hutch: $(cause_stage): new namespaces: $(cause)" "$err" "the one line"
 }
 test_nested_agent_in_ci_refused() { setup_nested; for_each_caller check_agent_in_ci_refused; }
 
@@ -253,3 +256,78 @@ check_link_in_hutch() { check_bwrap_in_hutch $HN/bwrap; }
 check_debian_bwrap_in_hutch() { check_bwrap_in_hutch /usr/bin/bwrap; }
 test_nested_bwrap_link_in_hutch() { setup_nested; for_each_caller check_link_in_hutch; }
 test_nested_debian_bwrap_in_hutch() { setup_nested; needs_bubblewrap; for_each_caller check_debian_bwrap_in_hutch; }
+
+# ---- an outer filter that refuses one call (tool_fallback_util's "refuse") ----
+
+build_refuse_tool() {
+	needs_userns
+	mkdir -p "$T/bin"
+	chmod 0755 "$T/bin"
+	gcc -O2 -Wall -o "$T/bin/tool" "$(dirname "${BASH_SOURCE[0]}")/tool_fallback_util.c" -lseccomp ||
+		skip "cannot build tool_fallback_util.c (gcc, libseccomp-dev)"
+}
+
+# Regression (the probe on every launch): under a filter that refuses
+# nothing hutch needs, the supervisor makes one process, pid 1, and no
+# throwaway child to look for what the filter withholds; before, every
+# launch in a container forked one.  The same trace under a filter that
+# refuses the first mount shows the probe's fork then: the trace sees it.
+supervisor_forks() {
+	local pid
+	pid=$(awk '/execve\(/ { print $1; exit }' "$1")
+	awk -v p="$pid" '$1 == p && /^[0-9]+ +(clone|clone3|fork|vfork)\(/' "$1" | wc -l
+}
+check_no_probe_when_nothing_refused() {
+	local rc=0 trace="strace -f -qq -e trace=execve,clone,clone3,fork,vfork -o $T/traces/$AS"
+	from "$T" "$T/bin/tool" refuse acct 1 $trace "$H" -- true 2>"$T/err" || rc=$?
+	assert_eq 0 "$rc" "exit status ($(cat "$T/err"))"
+	assert_eq "" "$(cat "$T/err")" "no message"
+	assert_eq 1 "$(supervisor_forks "$T/traces/$AS")" "the supervisor's processes: pid 1 alone ($(cat "$T/traces/$AS"))"
+	rc=0
+	from "$T" "$T/bin/tool" refuse mount_setattr 38 $trace "$H" --fallback none -- true 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "exit status, mount_setattr refused ($(cat "$T/err"))"
+	assert_eq 2 "$(supervisor_forks "$T/traces/$AS")" "pid 1 and the probe, on the failure path"
+}
+test_nested_no_probe_when_nothing_refused() {
+	command -v strace >/dev/null || skip "no strace (apt-get install strace)"
+	build_refuse_tool
+	mkdir -m 1777 "$T/traces"
+	for_each_caller check_no_probe_when_nothing_refused
+}
+
+# The first mount refused (ENOSYS, or the process killed): the default
+# profile falls back, naming the call; agent fails with the same cause.
+check_first_mount_refused() {
+	local rc=0 how=$1 why=$2 c
+	c="the sandbox around hutch refuses mount_setattr ($why) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested"
+	from "$T" "$T/bin/tool" refuse mount_setattr "$how" "$H" -- sh -c 'echo ran' >"$T/out" 2>"$T/err" || rc=$?
+	assert_eq 0 "$rc" "exit status ($(cat "$T/err"))"
+	assert_eq ran "$(cat "$T/out")" "COMMAND ran, under the fallback"
+	[[ $(cat "$T/err") == "hutch: fallback: user namespaces refused ($c "* ]] ||
+		fail "notice: [$(cat "$T/err")], expected the cause [$c]"
+	rc=0
+	from "$T" "$T/bin/tool" refuse mount_setattr "$how" "$H" --fallback none -- sh -c 'echo ran' \
+		>"$T/out" 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "exit status without a fallback ($(cat "$T/err"))"
+	assert_eq "" "$(cat "$T/out")" "COMMAND did not run"
+	[[ $(cat "$T/err") == "hutch: mounts: new namespaces: $c "* ]] ||
+		fail "failure: [$(cat "$T/err")], expected the cause [$c]"
+}
+check_first_mount_enosys() { check_first_mount_refused 38 "Function not implemented"; }
+check_first_mount_killed() { check_first_mount_refused kill "killed by its seccomp filter"; }
+test_nested_first_mount_refused_by_filter() { build_refuse_tool; for_each_caller check_first_mount_enosys; }
+test_nested_first_mount_killed_by_filter() { build_refuse_tool; for_each_caller check_first_mount_killed; }
+
+# A later mount call refused (fsopen), the first passed: pid 1's own
+# failure, then the cause and the fix, found on this failure path.
+check_later_mount_refused() {
+	local rc=0
+	from "$T" "$T/bin/tool" refuse fsopen 1 "$H" -- sh -c 'echo ran' >"$T/out" 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "exit status ($(cat "$T/err"))"
+	assert_eq "" "$(cat "$T/out")" "COMMAND did not run"
+	assert_match "^hutch: mounts: .*Operation not permitted" "$(head -n1 "$T/err")" "pid 1's failure"
+	assert_eq "hutch: mounts: new namespaces: the sandbox around hutch refuses fsopen (Operation not permitted) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested (another sandbox: let its seccomp filter allow the mount calls hutch(1) lists under --allow-nested)" \
+		"$(tail -n1 "$T/err")" "the cause, last"
+	assert_eq 2 "$(wc -l < "$T/err")" "two lines"
+}
+test_nested_later_mount_refused_by_filter() { build_refuse_tool; for_each_caller check_later_mount_refused; }

@@ -4,6 +4,10 @@
  *                             would: clone3 fails with ENOSYS, clone with a
  *                             namespace flag, unshare, setns, keyctl, add_key
  *                             and request_key with EPERM
+ *   tool refuse CALL HOW CMD...
+ *                             run CMD under a filter that allows all but
+ *                             CALL, which fails with errno HOW (a number)
+ *                             or, HOW "kill", kills the process
  *   tool inet-fd FD CMD...    run CMD with an unconnected TCP socket on FD
  *   tool connect PORT [FD]    connect to 127.0.0.1:PORT (on FD, or on a new
  *                             AF_INET socket); print what failed, or "connected"
@@ -51,6 +55,21 @@ static int docker(char **argv)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
 				       SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
 	if (rc != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load(ctx) < 0)
+		return die("seccomp filter");
+	execvp(argv[0], argv);
+	return die(argv[0]);
+}
+
+/* A sandbox around hutch whose filter refuses one call only. */
+static int refuse(const char *call, const char *how, char **argv)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int nr = seccomp_syscall_resolve_name(call);
+	uint32_t action = strcmp(how, "kill") == 0 ? SCMP_ACT_KILL_PROCESS :
+			  SCMP_ACT_ERRNO((uint32_t)atoi(how));
+
+	if (!ctx || nr == __NR_SCMP_ERROR || seccomp_rule_add(ctx, action, nr, 0) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load(ctx) < 0)
 		return die("seccomp filter");
 	execvp(argv[0], argv);
 	return die(argv[0]);
@@ -142,6 +161,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "docker") == 0)
 		return docker(argv + 2);
+	if (argc >= 5 && strcmp(argv[1], "refuse") == 0)
+		return refuse(argv[2], argv[3], argv + 4);
 	if (argc >= 4 && strcmp(argv[1], "inet-fd") == 0)
 		return inet_fd(atoi(argv[2]), argv + 3);
 	if (argc >= 3 && strcmp(argv[1], "connect") == 0)
@@ -150,6 +171,6 @@ int main(int argc, char **argv)
 		return do_listen();
 	if (argc == 3 && strcmp(argv[1], "socket") == 0)
 		return do_socket(argv[2]);
-	fprintf(stderr, "usage: tool docker|inet-fd|connect|listen|socket ...\n");
+	fprintf(stderr, "usage: tool docker|refuse|inet-fd|connect|listen|socket ...\n");
 	return 2;
 }
