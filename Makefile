@@ -217,6 +217,11 @@ build/unit/%: tests/unit/%.c $(LIB_OBJS)
 depgraph: hutch
 	tests/depgraph build
 
+# Every repository path README.md, docs/ and man/ name exists (no build).
+.PHONY: docs-paths
+docs-paths:
+	tests/docs-paths
+
 build/test-reaper: tests/integration/reaper.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
@@ -234,6 +239,7 @@ integration: hutch build/hutch-fault build/test-reaper
 # commands (deps runs apt-get only when a package is missing, and only as
 # root; otherwise it prints the apt-get line and stops).
 check: deps
+	$(MAKE) docs-paths
 	$(MAKE) all build/hutch-fault
 	$(MAKE) unit
 	$(MAKE) integration
