@@ -93,7 +93,7 @@ all: hutch build/hutch-seccomp completions
 # where the toolchain has the static libraries, as Debian's libc6-dev,
 # libseccomp-dev and libcap-dev do: no shared library to map and relocate
 # at each launch, a smaller process to fork and to replace by the init,
-# 0.8 MB less resident (see README, Benchmarks).  A static glibc cannot
+# 0.8 MB less resident (see docs/benchmarks.md).  A static glibc cannot
 # load NSS modules; sandbox/util.h (users) and sandbox/netresolve.c
 # (names) say what lookups use instead.
 # Elsewhere libseccomp and libcap alone are static, every symbol bound at
