@@ -93,7 +93,7 @@ all: hutch build/hutch-seccomp completions
 # where the toolchain has the static libraries, as Debian's libc6-dev,
 # libseccomp-dev and libcap-dev do: no shared library to map and relocate
 # at each launch, a smaller process to fork and to replace by the init,
-# 0.8 MB less resident (see README, Benchmarks).  A static glibc cannot
+# 0.8 MB less resident (see docs/benchmarks.md).  A static glibc cannot
 # load NSS modules; sandbox/util.h (users) and sandbox/netresolve.c
 # (names) say what lookups use instead.
 # Elsewhere libseccomp and libcap alone are static, every symbol bound at
@@ -217,6 +217,11 @@ build/unit/%: tests/unit/%.c $(LIB_OBJS)
 depgraph: hutch
 	tests/depgraph build
 
+# Every repository path README.md, docs/ and man/ name exists (no build).
+.PHONY: docs-paths
+docs-paths:
+	tests/docs-paths
+
 build/test-reaper: tests/integration/reaper.c
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -o $@ $<
@@ -234,6 +239,7 @@ integration: hutch build/hutch-fault build/test-reaper
 # commands (deps runs apt-get only when a package is missing, and only as
 # root; otherwise it prints the apt-get line and stops).
 check: deps
+	$(MAKE) docs-paths
 	$(MAKE) all build/hutch-fault
 	$(MAKE) unit
 	$(MAKE) integration

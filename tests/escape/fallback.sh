@@ -1,14 +1,14 @@
 #!/bin/bash
-# What the Landlock fallback really blocks: README's table "What each mode
-# guarantees", row by row, with the escape programs of tests/escape (and
+# What the Landlock fallback really blocks: docs/guarantees.md's table "What
+# each mode guarantees", row by row, with the escape programs of tests/escape (and
 # tests/integration/tool_fallback_util.c for sockets).  Each check runs as
 # root and as uid 65534 under the fallback and prints one line:
 #   blocked                    the attack fails under the fallback
-#   not provided in this mode  the attack succeeds, as the README says
+#   not provided in this mode  the attack succeeds, as the table says
 #   holds                      the row's fact (when it runs, what it says)
-# then its name (fallback_*, the name README's table gives) and the row.
+# then its name (fallback_*, the name the table gives) and the row.
 # A check whose outcome differs from its mark is FAILED: the fallback lets
-# through what the README says it blocks, or the README is wrong.
+# through what the table says it blocks, or the table is wrong.
 #
 # Where user namespaces are refused (Docker's default seccomp profile:
 # make check-container-docker) hutch falls back by itself.  Where they
@@ -256,5 +256,5 @@ row blocked fallback_capabilities "capabilities, no_new_privs: none, and a setui
 row blocked fallback_seccomp "seccomp: the policy (finit_module, unshare, mount)"
 row blocked fallback_inherited_fd "fds: an inherited fd closed"
 row holds fallback_says_so "says so: \"mode\": \"landlock\" in --json-status-fd"
-if [ "$failed" = 0 ]; then echo "fallback: every row as README says"; else echo "fallback: $failed FAILED"; fi
+if [ "$failed" = 0 ]; then echo "fallback: every row as docs/guarantees.md says"; else echo "fallback: $failed FAILED"; fi
 [ "$failed" = 0 ]

@@ -127,7 +127,7 @@ caller_is_root() { [ "$AS" = as_root ]; }
 
 # --- the Landlock fallback ---------------------------------------------------
 
-# README's table "What each mode guarantees", row by row, under the
+# docs/guarantees.md's table "What each mode guarantees", row by row, under the
 # fallback (forced where user namespaces work): tests/escape/fallback.sh.
 test_fallback_table() {
 	bash "$ESCAPE_DIR/fallback.sh" "$H" >"$T/table" 2>&1 || { sed 's/^/    /' "$T/table" >&2; fail "tests/escape/fallback.sh"; }

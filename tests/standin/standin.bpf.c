@@ -1,6 +1,6 @@
 /* A stand-in for Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1,
- * as a BPF LSM program (TEST-ONLY; README, "Ubuntu's user
- * namespace restriction, stood in for").
+ * as a BPF LSM program (TEST-ONLY; docs/machines.md, "Ubuntu's
+ * user namespace restriction, stood in for").
  *
  * Ubuntu: an unprivileged task may create a user namespace, but AppArmor
  * moves it to the unprivileged_userns profile, which denies every
