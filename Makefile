@@ -63,7 +63,8 @@ DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bub
 	python3 strace jq procps curl iproute2
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
-ALL_CFLAGS = $(WARN) $(HARDEN_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"'
+ALL_CFLAGS = $(WARN) $(HARDEN_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"' \
+	-DHUTCH_APPARMOR_PROFILE='"$(APPARMOR_DIR)/$(APPARMOR_NAME)"'
 # Each object's own header dependencies, written beside it (build/*.d),
 # and a target for each header so that a header removed breaks nothing.
 DEPFLAGS = -MMD -MP
@@ -175,13 +176,17 @@ build/%.o: sandbox/%.c build/%.d
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 	@touch $@
 
-# DATADIR is compiled in (HUTCH_DATADIR): what reads it is built again
+# DATADIR and the AppArmor profile's path (from BINDIR) are compiled in
+# (HUTCH_DATADIR, HUTCH_APPARMOR_PROFILE): what reads them is built again
 # when make is given another PREFIX (make deb's /usr).  build/datadir
-# holds the last one, rewritten only when it changes.
+# holds the last ones, rewritten only when they change.
+INSTALL_PATHS = $(DATADIR) $(APPARMOR_DIR)/$(APPARMOR_NAME)
 build/datadir: FORCE
 	@mkdir -p $(@D)
-	@printf '%s\n' '$(DATADIR)' | cmp -s - $@ || printf '%s\n' '$(DATADIR)' > $@
+	@printf '%s\n' '$(INSTALL_PATHS)' | cmp -s - $@ || printf '%s\n' '$(INSTALL_PATHS)' > $@
 build/profile.o build/fault/profile.o build/asan/profile.o build/hutch-completions: build/datadir
+build/userns_probe.o build/fault/userns_probe.o build/asan/userns_probe.o: build/datadir
+build/doctor_userns.o build/fault/doctor_userns.o build/asan/doctor_userns.o: build/datadir
 
 # hutch-fault: the same code with fault injection at every stage; built
 # for the tests, never installed.

@@ -49,7 +49,7 @@ static int write_text(const char *path, const char *text)
  * be the one. */
 #define POWERLESS_FIX "let hutch make user namespaces in the policy of the security " \
 	"module that restricts them (a BPF LSM, SELinux, AppArmor), or use hutch's " \
-	"AppArmor profile where that module is AppArmor (/etc/apparmor.d/hutch)"
+	"AppArmor profile where that module is AppArmor (" HUTCH_APPARMOR_PROFILE ")"
 
 static const struct { const char *reason, *fix; } refusals[] = {
 	[REFUSED_SECCOMP] = {

@@ -12,8 +12,12 @@ struct sandbox;
 
 /* The fix for a namespace made without capabilities: hutch's AppArmor
  * profile, which `make install` writes (profiles: README, Install). */
+/* The profile make install writes for this build's BINDIR (Makefile). */
+#ifndef HUTCH_APPARMOR_PROFILE
+#define HUTCH_APPARMOR_PROFILE "/etc/apparmor.d/usr.local.bin.hutch"
+#endif
 #define APPARMOR_FIX "load hutch's AppArmor profile (make install writes it): " \
-	"sudo apparmor_parser -r /etc/apparmor.d/hutch; or sysctl -w " \
+	"sudo apparmor_parser -r " HUTCH_APPARMOR_PROFILE "; or sysctl -w " \
 	"kernel.apparmor_restrict_unprivileged_userns=0"
 
 /* The steps a probe retraces; the first that failed. */
