@@ -17,7 +17,7 @@ install_into() {
 # the other tests run from stays as it is.
 tree_copy() {
 	mkdir -p "$T/src"
-	(cd "$INSTALL_TOP" && cp -a Makefile LICENSE README.md sandbox helpers man profiles packaging \
+	(cd "$INSTALL_TOP" && cp -a Makefile LICENSE README.md docs sandbox helpers man profiles packaging \
 		tests build "$T/src/")
 	export DEBFULLNAME=${DEBFULLNAME:-$(git -C "$INSTALL_TOP" log -1 --format=%an)}
 	export DEBEMAIL=${DEBEMAIL:-$(git -C "$INSTALL_TOP" log -1 --format=%ae)}
