@@ -27,6 +27,7 @@
 #include "landlock_scope.h"
 #include "log.h"
 #include "mounts.h"
+#include "nested.h"
 #include "netproxy.h"
 #include "policy.h"
 #include "protect.h"
@@ -65,13 +66,17 @@ static bool supervisor_gone(struct sandbox *sb)
  * whose first mount it is (made early, while the maps are written). */
 static int first_mount(struct sandbox *sb)
 {
+	const char *what = "make private", *object = "/";
 	int err = mounts_first_private() < 0 ? errno : 0;
 
+	/* The sandbox around hutch may refuse a later mount call only. */
+	if (!err && (err = nested_calls_refused(&object)))
+		what = "try";
 	/* Unwritten only when the supervisor is gone: the release read
 	 * then ends this process. */
 	(void)setup_log_first_mount(sb, err);
 	if (err)
-		return log_fail(sb->err, sizeof(sb->err), "mounts", "make private", "/", err);
+		return log_fail(sb->err, sizeof(sb->err), "mounts", what, object, err);
 	return 0;
 }
 

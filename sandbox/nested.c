@@ -8,10 +8,12 @@
  * writer that holds it, and an outer sandbox drops every capability),
  * found before clone by a capget; and the mount calls refused by the
  * outer sandbox's seccomp filter (hutch's default policy, until
- * --allow-nested), tried for real in a throwaway child in user and mount
- * namespaces of its own, only where this process runs under a seccomp
- * filter, and at launch only once pid 1's first mount was refused: the
- * fork is on the failure path, never on every launch in a container.
+ * --allow-nested): at launch, pid 1 makes each once right after its
+ * first mount, in a form the kernel refuses for its arguments, and only
+ * when one was refused (or pid 1 died there) does the supervisor try
+ * them for real in a throwaway child in user and mount namespaces of its
+ * own, where it runs under a seccomp filter: the fork is on the failure
+ * path, never on every launch in a container.
  * Never a guess that lets COMMAND run weaker than asked without saying
  * so. */
 #define _GNU_SOURCE
@@ -24,6 +26,7 @@
 #include <sys/capability.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +99,23 @@ static void send_record(int out, int step, int err)
 		_exit(1);
 }
 
+/* Each call the mounts stage makes after its first, with arguments the
+ * kernel refuses (a bad pointer, fd or flag) once a filter has let it
+ * through: its errno then is never one a refusal gives. */
+static int call_harmlessly(int step)
+{
+	switch (step) {
+	case STEP_FSOPEN: return fsopen(NULL, FSOPEN_CLOEXEC);
+	case STEP_FSCONFIG: return fsconfig(-1, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	case STEP_FSMOUNT: return fsmount(-1, FSMOUNT_CLOEXEC, 0);
+	case STEP_OPEN_TREE: return open_tree(AT_FDCWD, NULL, OPEN_TREE_CLOEXEC);
+	case STEP_MOVE_MOUNT: return move_mount(-1, NULL, -1, NULL, 0);
+	case STEP_PIVOT_ROOT: return (int)syscall(SYS_pivot_root, NULL, NULL);
+	case STEP_UMOUNT2: return umount2(NULL, 0);
+	}
+	return -1;
+}
+
 static int run_step(int step, int *fs, int *mnt)
 {
 	struct mount_attr priv = { .propagation = MS_PRIVATE };
@@ -106,12 +126,15 @@ static int run_step(int step, int *fs, int *mnt)
 	case STEP_FSOPEN: return (*fs = fsopen("tmpfs", FSOPEN_CLOEXEC));
 	case STEP_FSCONFIG: return fsconfig(*fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
 	case STEP_FSMOUNT: return (*mnt = fsmount(*fs, FSMOUNT_CLOEXEC, 0));
-	case STEP_OPEN_TREE: return open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	/* Recursive: / has locked submounts in a user namespace of its own,
+	 * and cloning it alone is refused (EINVAL) past any filter. */
+	case STEP_OPEN_TREE:
+		return open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	case STEP_MOVE_MOUNT: return move_mount(*mnt, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH);
 	/* Past any filter, the kernel refuses these arguments. */
 	case STEP_PIVOT_ROOT:
-		return syscall(SYS_pivot_root, NULL, NULL) == 0 || errno == EFAULT ? 0 : -1;
-	case STEP_UMOUNT2: return umount2("/", -1) == 0 || errno == EINVAL ? 0 : -1;
+	case STEP_UMOUNT2:
+		return call_harmlessly(step) == 0 || !refusal_errno(errno) ? 0 : -1;
 	}
 	return 0;
 }
@@ -122,6 +145,8 @@ static void __attribute__((noreturn)) probe_child(int out)
 	int fs = -1, mnt = -1;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* Killed by a filter, it leaves no core file in the caller's cwd. */
+	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 	for (int n = STEP_UNSHARE; n < STEP_DONE; n++) {
 		send_record(out, n, -1);
 		if (run_step(n, &fs, &mnt) < 0) {
@@ -171,6 +196,23 @@ static void probe_mounts(struct nested_finding *out)
 	out->lack = NESTED_MOUNT;
 	out->err = r.err == -1 ? 0 : r.err;
 	snprintf(out->call, sizeof(out->call), "%s", step_calls[r.step]);
+}
+
+/* ---- in pid 1: the other mount calls, in those forms ---- */
+
+int nested_calls_refused(const char **call)
+{
+	for (int n = STEP_FSOPEN; n < STEP_DONE; n++) {
+		int r = call_harmlessly(n);
+
+		if (r >= 0)
+			close(r);	/* never expected: nothing was asked to open */
+		else if (refusal_errno(errno)) {
+			*call = step_calls[n];
+			return errno;
+		}
+	}
+	return 0;
 }
 
 /* A fork only where a filter could refuse (2: SECCOMP_MODE_FILTER). */

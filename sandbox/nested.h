@@ -29,6 +29,12 @@ struct nested_finding {
 	int err;	/* its errno; 0 when the probe was killed (SIGSYS) */
 };
 
+/* In pid 1, right after its first mount: the mount stage's other calls,
+ * each in a form the kernel refuses for its arguments (nothing changes),
+ * so that a filter refusing one shows before anything is built.  0, or
+ * the errno of the first refused (EPERM, EACCES, ENOSYS) with *CALL its
+ * name; a filter that kills ends pid 1 here. */
+int nested_calls_refused(const char **call);
 /* --doctor's look, before a run in new namespaces as UID (the uid they
  * map): uid 0 without CAP_SETFCAP, then, under a seccomp filter only,
  * the mount calls in a throwaway child in a user namespace of its own. */

@@ -474,7 +474,8 @@ static const struct supervise_ops namespace_ops = {
 static void explain_refused_setup(struct sandbox *sb)
 {
 	struct run_state *rs = &sb->run;
-	bool killed = rs->reaped && rs->code == CLD_KILLED && rs->status == SIGSYS;
+	bool killed = rs->reaped && (rs->code == CLD_KILLED || rs->code == CLD_DUMPED) &&
+		      rs->status == SIGSYS;
 	size_t room = sizeof(rs->log) - 1 - rs->log_len;
 	int len;
 

@@ -295,39 +295,70 @@ test_nested_no_probe_when_nothing_refused() {
 	for_each_caller check_no_probe_when_nothing_refused
 }
 
-# The first mount refused (ENOSYS, or the process killed): the default
-# profile falls back, naming the call; agent fails with the same cause.
-check_first_mount_refused() {
-	local rc=0 how=$1 why=$2 c
-	c="the sandbox around hutch refuses mount_setattr ($why) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested"
-	from "$T" "$T/bin/tool" refuse mount_setattr "$how" "$H" -- sh -c 'echo ran' >"$T/out" 2>"$T/err" || rc=$?
-	assert_eq 0 "$rc" "exit status ($(cat "$T/err"))"
-	assert_eq ran "$(cat "$T/out")" "COMMAND ran, under the fallback"
+# A mount call refused, or the process killed at it: the default
+# profile falls back naming the call; without a fallback, the failure
+# says the same.  The first mount itself, or a later call (pid 1 tries
+# each right after its first, in a form that changes nothing), so that
+# every refusal is seen before anything is built.  EPERM at the first
+# mount under a filter is the filter's (the order of the causes).
+check_mount_call_refused() {
+	local rc=0 call=$1 how=$2 why=$3 c
+	c="the sandbox around hutch refuses $call ($why) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested"
+	from "$T" "$T/bin/tool" refuse "$call" "$how" "$H" -- sh -c 'echo ran' >"$T/out" 2>"$T/err" || rc=$?
+	assert_eq 0 "$rc" "$call $how: exit status ($(cat "$T/err"))"
+	assert_eq ran "$(cat "$T/out")" "$call $how: COMMAND ran, under the fallback"
 	[[ $(cat "$T/err") == "hutch: fallback: user namespaces refused ($c "* ]] ||
-		fail "notice: [$(cat "$T/err")], expected the cause [$c]"
+		fail "$call $how: notice: [$(cat "$T/err")], expected the cause [$c]"
 	rc=0
-	from "$T" "$T/bin/tool" refuse mount_setattr "$how" "$H" --fallback none -- sh -c 'echo ran' \
+	from "$T" "$T/bin/tool" refuse "$call" "$how" "$H" --fallback none -- sh -c 'echo ran' \
 		>"$T/out" 2>"$T/err" || rc=$?
-	assert_eq 125 "$rc" "exit status without a fallback ($(cat "$T/err"))"
-	assert_eq "" "$(cat "$T/out")" "COMMAND did not run"
+	assert_eq 125 "$rc" "$call $how: exit status without a fallback ($(cat "$T/err"))"
+	assert_eq "" "$(cat "$T/out")" "$call $how: COMMAND did not run"
 	[[ $(cat "$T/err") == "hutch: mounts: new namespaces: $c "* ]] ||
-		fail "failure: [$(cat "$T/err")], expected the cause [$c]"
+		fail "$call $how: failure: [$(cat "$T/err")], expected the cause [$c]"
 }
-check_first_mount_enosys() { check_first_mount_refused 38 "Function not implemented"; }
-check_first_mount_killed() { check_first_mount_refused kill "killed by its seccomp filter"; }
-test_nested_first_mount_refused_by_filter() { build_refuse_tool; for_each_caller check_first_mount_enosys; }
-test_nested_first_mount_killed_by_filter() { build_refuse_tool; for_each_caller check_first_mount_killed; }
+check_first_mount_refused() {
+	check_mount_call_refused mount_setattr 38 "Function not implemented"
+	check_mount_call_refused mount_setattr 1 "Operation not permitted"
+	check_mount_call_refused mount_setattr kill "killed by its seccomp filter"
+}
+check_later_call_refused() {
+	check_mount_call_refused fsopen 1 "Operation not permitted"
+	check_mount_call_refused move_mount 38 "Function not implemented"
+	check_mount_call_refused umount2 kill "killed by its seccomp filter"
+}
+test_nested_first_mount_refused_by_filter() { build_refuse_tool; for_each_caller check_first_mount_refused; }
+test_nested_later_call_refused_by_filter() { build_refuse_tool; for_each_caller check_later_call_refused; }
 
-# A later mount call refused (fsopen), the first passed: pid 1's own
-# failure, then the cause and the fix, found on this failure path.
+# --doctor under such a filter predicts what the launch does: the call,
+# and the fallback.
+check_doctor_agrees_under_filter() {
+	local out
+	out=$(from "$T" "$T/bin/tool" refuse fsopen 1 "$H" --doctor 2>/dev/null) || true
+	assert_match "^FAIL nested: the sandbox around hutch refuses fsopen \(Operation not permitted\).*falls back to Landlock" \
+		"$(grep '^FAIL nested' <<<"$out")" "nested line"
+	assert_match "^WARN mode: landlock fallback \(" "$(tail -n1 <<<"$out")" "mode line"
+}
+test_nested_doctor_agrees_under_filter() { build_refuse_tool; for_each_caller check_doctor_agrees_under_filter; }
+
+# A filter that refuses a call only for some arguments (move_mount with
+# MOVE_MOUNT_F_EMPTY_PATH, 4 in its fifth) lets pid 1's check pass and
+# refuses the mounts stage's real call: pid 1's own failure, then the
+# cause and the fix, found on this failure path.
 check_later_mount_refused() {
 	local rc=0
-	from "$T" "$T/bin/tool" refuse fsopen 1 "$H" -- sh -c 'echo ran' >"$T/out" 2>"$T/err" || rc=$?
+	from "$T" "$T/bin/tool" refuse move_mount:4:4 1 "$H" -- sh -c 'echo ran' >"$T/out" 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "exit status ($(cat "$T/err"))"
 	assert_eq "" "$(cat "$T/out")" "COMMAND did not run"
 	assert_match "^hutch: mounts: .*Operation not permitted" "$(head -n1 "$T/err")" "pid 1's failure"
-	assert_eq "hutch: mounts: new namespaces: the sandbox around hutch refuses fsopen (Operation not permitted) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested (another sandbox: let its seccomp filter allow the mount calls hutch(1) lists under --allow-nested)" \
+	assert_eq "hutch: mounts: new namespaces: the sandbox around hutch refuses move_mount (Operation not permitted) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested (another sandbox: let its seccomp filter allow the mount calls hutch(1) lists under --allow-nested)" \
 		"$(tail -n1 "$T/err")" "the cause, last"
 	assert_eq 2 "$(wc -l < "$T/err")" "two lines"
+	# Killed there instead: no message of pid 1's, the cause alone.
+	rc=0
+	from "$T" "$T/bin/tool" refuse move_mount:4:4 kill "$H" -- sh -c 'echo ran' >"$T/out" 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "killed: exit status ($(cat "$T/err"))"
+	assert_eq "hutch: mounts: new namespaces: the sandbox around hutch refuses move_mount (killed by its seccomp filter) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested (another sandbox: let its seccomp filter allow the mount calls hutch(1) lists under --allow-nested)" \
+		"$(cat "$T/err")" "killed: the cause alone"
 }
 test_nested_later_mount_refused_by_filter() { build_refuse_tool; for_each_caller check_later_mount_refused; }

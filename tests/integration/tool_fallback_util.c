@@ -4,10 +4,12 @@
  *                             would: clone3 fails with ENOSYS, clone with a
  *                             namespace flag, unshare, setns, keyctl, add_key
  *                             and request_key with EPERM
- *   tool refuse CALL HOW CMD...
+ *   tool refuse CALL[:ARG:MASK] HOW CMD...
  *                             run CMD under a filter that allows all but
- *                             CALL, which fails with errno HOW (a number)
- *                             or, HOW "kill", kills the process
+ *                             CALL (only with every bit of MASK set in
+ *                             argument ARG, if given), which fails with
+ *                             errno HOW (a number) or, HOW "kill", kills
+ *                             the process
  *   tool inet-fd FD CMD...    run CMD with an unconnected TCP socket on FD
  *   tool connect PORT [FD]    connect to 127.0.0.1:PORT (on FD, or on a new
  *                             AF_INET socket); print what failed, or "connected"
@@ -61,15 +63,27 @@ static int docker(char **argv)
 }
 
 /* A sandbox around hutch whose filter refuses one call only. */
-static int refuse(const char *call, const char *how, char **argv)
+static int refuse(const char *spec, const char *how, char **argv)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int nr = seccomp_syscall_resolve_name(call);
+	char call[64];
+	unsigned arg = 0;
+	unsigned long long mask = 0;
+	int nr, rc;
 	uint32_t action = strcmp(how, "kill") == 0 ? SCMP_ACT_KILL_PROCESS :
 			  SCMP_ACT_ERRNO((uint32_t)atoi(how));
 
-	if (!ctx || nr == __NR_SCMP_ERROR || seccomp_rule_add(ctx, action, nr, 0) < 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load(ctx) < 0)
+	if (sscanf(spec, "%63[a-z0-9_]:%u:%lli", call, &arg, &mask) < 1 || arg > 5)
+		return die("refuse: CALL[:ARG:MASK]");
+	nr = seccomp_syscall_resolve_name(call);
+	if (!ctx || nr == __NR_SCMP_ERROR)
+		return die("seccomp filter");
+	if (mask)
+		rc = seccomp_rule_add(ctx, action, nr, 1,
+				      (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, mask, mask });
+	else
+		rc = seccomp_rule_add(ctx, action, nr, 0);
+	if (rc < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load(ctx) < 0)
 		return die("seccomp filter");
 	execvp(argv[0], argv);
 	return die(argv[0]);
