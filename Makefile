@@ -69,7 +69,9 @@ ALL_CFLAGS = $(WARN) $(HARDEN_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -D
 # and a target for each header so that a header removed breaks nothing.
 DEPFLAGS = -MMD -MP
 
-SRCS = $(wildcard sandbox/*.c)
+# sandbox/: main.c and the stage table at the top, a folder per concern
+# below (docs/architecture.md); objects mirror the folders under build/.
+SRCS = $(wildcard sandbox/*.c sandbox/*/*.c)
 PROFILES = $(filter-out %~,$(wildcard profiles/*[!~] profiles/seccomp/*))
 PROFILE_FILES = $(foreach f,$(PROFILES),$(if $(wildcard $(f)/.),,$(f)))
 # Parsing and policy code, linked into the unit tests as well.
@@ -95,7 +97,7 @@ all: hutch build/hutch-seccomp completions
 # libseccomp-dev and libcap-dev do: no shared library to map and relocate
 # at each launch, a smaller process to fork and to replace by the init,
 # 0.8 MB less resident (see docs/benchmarks.md).  A static glibc cannot
-# load NSS modules; sandbox/util.h (users) and sandbox/netresolve.c
+# load NSS modules; sandbox/lib/util.h (users) and sandbox/net/netresolve.c
 # (names) say what lookups use instead.
 # Elsewhere libseccomp and libcap alone are static, every symbol bound at
 # start.  build/hutch-seccomp is linked the same way: the programs it
@@ -137,9 +139,9 @@ build/hutch-init: helpers/hutch-init.c helpers/init_sys.h
 
 # hutch-seccomp: a policy compiled to the BPF program that bwrap's
 # --seccomp FD takes.
-build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/seccomp_decide.o \
-		build/seccomp_build.o build/builtin.o build/builtin_data.o \
-		build/hostfile.o build/util.o
+build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp/seccomp_policy.o build/seccomp/seccomp_decide.o \
+		build/seccomp/seccomp_build.o build/lib/builtin.o build/builtin_data.o \
+		build/lib/hostfile.o build/lib/util.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $^ $(HUTCH_LIBS)
 
@@ -148,24 +150,24 @@ build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp_policy.o build/seccom
 # it would take it from the whole binary.
 CET_FLAGS = $(filter -fcf-protection,$(HARDEN_CFLAGS))
 
-build/builtin_data.S: sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES)
+build/builtin_data.S: sandbox/lib/builtin-gen.sh build/hutch-init $(PROFILE_FILES)
 	@mkdir -p $(@D)
-	sh sandbox/builtin-gen.sh build/hutch-init $(PROFILE_FILES) > $@
+	sh sandbox/lib/builtin-gen.sh build/hutch-init $(PROFILE_FILES) > $@
 
 build/builtin_data.o: build/builtin_data.S
 	@mkdir -p $(@D)
 	$(CC) $(CET_FLAGS) -c -o $@ $<
 
 # A launch under a shipped policy as it ships loads these instead of
-# compiling the policy again (see sandbox/builtin_filters.c).  In
+# compiling the policy again (see sandbox/seccomp/builtin_filters.c).  In
 # build/filters/POLICY.VARIANT the stem's last suffix is the variant.
 $(FILTER_FILES): build/filters/%: build/hutch-seccomp
 	@mkdir -p $(@D)
 	build/hutch-seccomp --variant $(patsubst .%,%,$(suffix $*)) $(basename $*) $@
 
-build/filters_data.S: sandbox/builtin-filters-gen.sh $(FILTER_FILES)
+build/filters_data.S: sandbox/seccomp/builtin-filters-gen.sh $(FILTER_FILES)
 	@mkdir -p $(@D)
-	sh sandbox/builtin-filters-gen.sh build/filters $(SHIPPED_POLICIES) > $@
+	sh sandbox/seccomp/builtin-filters-gen.sh build/filters $(SHIPPED_POLICIES) > $@
 
 build/filters_data.o: build/filters_data.S
 	@mkdir -p $(@D)
@@ -184,9 +186,9 @@ INSTALL_PATHS = $(DATADIR) $(APPARMOR_DIR)/$(APPARMOR_NAME)
 build/datadir: FORCE
 	@mkdir -p $(@D)
 	@printf '%s\n' '$(INSTALL_PATHS)' | cmp -s - $@ || printf '%s\n' '$(INSTALL_PATHS)' > $@
-build/profile.o build/fault/profile.o build/asan/profile.o build/hutch-completions: build/datadir
-build/userns_probe.o build/fault/userns_probe.o build/asan/userns_probe.o: build/datadir
-build/doctor_userns.o build/fault/doctor_userns.o build/asan/doctor_userns.o: build/datadir
+build/parse/profile.o build/fault/parse/profile.o build/asan/parse/profile.o build/hutch-completions: build/datadir
+build/host/userns_probe.o build/fault/host/userns_probe.o build/asan/host/userns_probe.o: build/datadir
+build/diag/doctor_userns.o build/fault/diag/doctor_userns.o build/asan/diag/doctor_userns.o: build/datadir
 
 # hutch-fault: the same code with fault injection at every stage; built
 # for the tests, never installed.
@@ -217,7 +219,9 @@ build/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) $(PKG_LIBS)
 
-# No dependency cycle among the files of sandbox/ (from nm on build/*.o).
+# No dependency cycle among the files of sandbox/ and no folder using a
+# folder above it in docs/architecture.md's order (from nm on build/*.o),
+# no file including another folder's private header.
 .PHONY: depgraph
 depgraph: hutch
 	tests/depgraph build
@@ -361,7 +365,7 @@ deps:
 
 # ---- install, uninstall, make deb ----
 # hutch's shipped profiles and seccomp policies are built into the binary
-# (sandbox/builtin-gen.sh) and read from there: none is installed, so no
+# (sandbox/lib/builtin-gen.sh) and read from there: none is installed, so no
 # copy in DATADIR can shadow the binary's own (DATADIR/profiles stays a
 # search directory for profiles that others ship).  Earlier installs put
 # copies there: install and uninstall remove those.
@@ -369,7 +373,7 @@ SHIPPED_PROFILES = $(notdir $(filter-out profiles/seccomp/%,$(PROFILE_FILES)))
 COMPLETIONS = build/completions/hutch.bash build/completions/_hutch build/completions/hutch.fish
 completions: $(COMPLETIONS)
 
-# Generated from the option table (sandbox/cli.c), to which the generator
+# Generated from the option table (sandbox/parse/cli.c), to which the generator
 # is linked: completions cannot drift from hutch.
 build/hutch-completions: helpers/hutch-completions.c $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -468,5 +472,5 @@ clean:
 # takes as just remade (and the object is touched after the compiler
 # wrote its .d, so that it is the newer).
 DEP_FILES = $(foreach d,build build/fault build/asan build/fuzz-obj,$(SRCS:sandbox/%.c=$(d)/%.d))
--include $(wildcard build/*.d build/*/*.d)
+-include $(wildcard build/*.d build/*/*.d build/*/*/*.d)
 $(DEP_FILES):

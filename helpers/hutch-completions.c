@@ -1,5 +1,5 @@
 /* hutch-completions: shell completions for hutch, written at build time
- * from hutch's own option table (sandbox/cli.c), to which this program
+ * from hutch's own option table (sandbox/parse/cli.c), to which this program
  * is linked: an option added to the table is completed with no other
  * change, and none can be completed that hutch does not know.
  *
@@ -17,8 +17,7 @@
 #include <string.h>
 #include <sys/capability.h>
 
-#include "cli.h"
-#include "options.h"
+#include "parse/parse.h"
 
 #ifndef HUTCH_DATADIR
 #define HUTCH_DATADIR "/usr/local/share/hutch"

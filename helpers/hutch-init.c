@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 #include "init_sys.h"
-#include "../sandbox/signal_list.h"
+#include "../sandbox/lib/signal_list.h"
 
 #define EXIT_INIT_FAILED 125
 #define EXIT_TORN_DOWN (128 + SIGKILL)

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "seccomp_policy.h"
+#include "seccomp/seccomp.h"
 
 #define ERRLEN 512
 

@@ -8,12 +8,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "mounts.h"
-#include "plan.h"
-#include "protocol.h"
-#include "landlock_approx.h"
-#include "supervise_loop.h"
-#include "timing.h"
+#include "mount/mount.h"
+#include "plan/plan.h"
+#include "bwrap/bwrap.h"
+#include "landlock/landlock.h"
+#include "loop/loop.h"
+#include "lib/lib.h"
 
 struct policy_ready;
 struct sandbox;
@@ -125,19 +125,5 @@ extern const int n_stages;
  * end when NULL).  Returns 0 or -1; a stage that returns STAGE_NEW_ROLE
  * goes on in its new process, which ends there. */
 int stages_run(struct sandbox *sb, enum who who, const char *after, const char *until);
-
-/* Stage implementations. */
-int stage_prepare(struct sandbox *sb);
-int stage_clone(struct sandbox *sb);
-int stage_idmap(struct sandbox *sb);
-int stage_deathsig(struct sandbox *sb);
-int stage_mounts(struct sandbox *sb);
-int stage_seal(struct sandbox *sb);
-int stage_policy(struct sandbox *sb);
-int stage_exec(struct sandbox *sb);
-int stage_run(struct sandbox *sb);
-
-/* The exit status the supervisor returns once the run is over. */
-int supervise_exit_status(struct sandbox *sb);
 
 #endif

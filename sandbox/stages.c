@@ -9,9 +9,11 @@
 
 #include <unistd.h>
 
-#include "fault.h"
+#include "lib/lib.h"
 #include "sandbox.h"
-#include "setup_log.h"
+#include "child/child.h"
+#include "loop/loop.h"
+#include "supervisor/supervisor.h"
 
 static int stage_teardown(struct sandbox *sb)
 {

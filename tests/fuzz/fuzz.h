@@ -24,7 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "parse/parse.h"
+#include "plan/plan.h"
 
 #define FUZZ_MAX_FD 4096
 

@@ -9,8 +9,8 @@
 
 #include <sys/socket.h>
 
-#include "dnsmsg.h"
-#include "netproxy_chan.h"
+#include "net/dnsmsg.h"
+#include "net/netproxy_chan.h"
 
 static void must_ask(const struct dns_question *q)
 {

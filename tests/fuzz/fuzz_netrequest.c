@@ -9,9 +9,9 @@
  * never read past it. */
 #include "fuzz.h"
 
-#include "netproxy_chan.h"
-#include "netrequest.h"
-#include "netrule.h"
+#include "net/netproxy_chan.h"
+#include "net/netrequest.h"
+#include "plan/netrule.h"
 
 /* What the worker asks about a parsed request must pass the check. */
 static void must_ask(const struct net_request *req)

@@ -1,4 +1,4 @@
-/* The seccomp policy grammar (sandbox/seccomp_policy.c): the input is a
+/* The seccomp policy grammar (sandbox/seccomp/seccomp_policy.c): the input is a
  * policy file's text, as --seccomp-policy FILE (or a profile's line) names it,
  * with `include` resolved through the shipped policies.  Parsing is pure
  * (fuzz.h's guards); an error is one line "seccomp: ..."; what parses
@@ -9,7 +9,7 @@
 
 #include <seccomp.h>
 
-#include "seccomp_policy.h"
+#include "seccomp/seccomp_policy.h"
 
 #define MAX_INPUT (16 * 1024)
 /* libseccomp's builder is slow next to the parser: it gets the smaller

@@ -347,7 +347,7 @@ check_hutch_args_fd_closed() {
 }
 test_hutch_args_fd_closed_and_remount_not_a_mount() { fixtures; for_each_caller check_hutch_args_fd_closed; }
 
-# bwrap's words for the failures a caller can hit (sandbox/bwrap_text.c),
+# bwrap's words for the failures a caller can hit (sandbox/messages/bwrap_text.c),
 # where bwrap 0.8.0 and 0.11.1 say the same.
 LONG_NAME=$(printf 'x%.0s' $(seq 70))
 rows_messages() {

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bwrap_text.h"
+#include "messages/bwrap_text.h"
 
 START_TEST(test_paths_under_the_roots)
 {

@@ -4,8 +4,9 @@
  * printed), what --perms, --size and --overlay-src leave pending, and
  * --args fds.  Pure: nothing here runs a sandbox. */
 #define _GNU_SOURCE
-#include "plan.h"
-#include "timing.h"
+#include "parse/parse.h"
+#include "plan/plan.h"
+#include "lib/timing.h"
 
 #include <check.h>
 

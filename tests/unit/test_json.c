@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "json.h"
+#include "lib/json.h"
 
 /* A writer on memory; done() closes it and returns the text. */
 struct doc {

@@ -3,7 +3,7 @@
  * refusals of what Landlock cannot express.  Nothing runs: the builder
  * only looks at the plan and at the host's paths (/, /usr, /etc). */
 #define _GNU_SOURCE
-#include "landlock_rules.h"
+#include "landlock/landlock_rules.h"
 
 #include <check.h>
 

@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "resource_limits.h"
+#include "limits/resource_limits.h"
 
 /* This machine's layout: v1 controllers and cgroup2 beside them. */
 static const char hybrid_mountinfo[] =

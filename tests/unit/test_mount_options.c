@@ -8,7 +8,7 @@
 #include "run_suite.h"
 #include <string.h>
 
-#include "mount_api.h"
+#include "mount/mount_api.h"
 
 /* The value of KEY in O, or NULL. */
 static const char *option(const struct tmpfs_options *o, const char *key)

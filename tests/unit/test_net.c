@@ -17,14 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dnsmsg.h"
-#include "netconnect.h"
-#include "netproxy_chan.h"
-#include "netproxy_decide.h"
-#include "netrequest.h"
-#include "netrule.h"
+#include "net/dnsmsg.h"
+#include "net/netconnect.h"
+#include "net/netproxy_chan.h"
+#include "net/netproxy_decide.h"
+#include "net/netrequest.h"
+#include "plan/netrule.h"
 #include "sandbox.h"
-#include "util.h"
+#include "lib/util.h"
 
 static struct net_rule rule;
 static char err[256];

@@ -4,13 +4,13 @@
  *
  * Build from the top of the tree:
  *   gcc -std=gnu11 -Wall -Wextra -Werror -Isandbox tests/unit/test_policy.c \
- *       sandbox/policy.c sandbox/seccomp_policy.c \
+ *       sandbox/seccomp/policy.c sandbox/seccomp/seccomp_policy.c \
  *       $(pkg-config --cflags --libs check) -lseccomp -lcap -lpthread
  * and run it from the top of the tree (it reads profiles/seccomp/). */
 #define _GNU_SOURCE
-#include "policy.h"
-#include "seccomp_policy.h"
-#include "builtin.h"
+#include "seccomp/policy.h"
+#include "seccomp/seccomp_policy.h"
+#include "lib/builtin.h"
 
 #include <check.h>
 

@@ -4,9 +4,10 @@
  * options applied to a plan through plan_parse.  The profiles are
  * written to a scratch directory under /tmp, one for the suite. */
 #define _GNU_SOURCE
-#include "cli.h"
-#include "plan.h"
-#include "profile.h"
+#include "parse/cli.h"
+#include "parse/parse.h"
+#include "plan/plan.h"
+#include "parse/profile.h"
 
 #include <check.h>
 

@@ -5,10 +5,10 @@
  * the listener in forked children: plain, under a policy that refuses the
  * hand-over calls, and nested under a filter that has a listener. */
 #define _GNU_SOURCE
-#include "json.h"
-#include "policy.h"
-#include "seccomp_policy.h"
-#include "util.h"
+#include "lib/json.h"
+#include "seccomp/policy.h"
+#include "seccomp/seccomp_policy.h"
+#include "lib/util.h"
 
 #include <check.h>
 

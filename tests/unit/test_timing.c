@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timing.h"
+#include "lib/timing.h"
 
 /* Every mark passed, 1 ms apart in table order from 1 s. */
 static void every_mark(struct timing *t)

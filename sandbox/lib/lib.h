@@ -1,0 +1,19 @@
+/* lib/: Helpers with no knowledge of the sandbox: strings, numbers and files
+ * (util.c), JSON output, processes and pidfds, host files opened safely,
+ * --timing marks, the data built into the binary (profiles, the init),
+ * the signal list, and hutch-fault's hooks (fault.h).
+ *
+ * The folder's public header: files outside lib/ include this one only. */
+#ifndef HUTCH_LIB_PUBLIC_H
+#define HUTCH_LIB_PUBLIC_H
+
+#include "builtin.h"
+#include "fault.h"
+#include "hostfile.h"
+#include "json.h"
+#include "process.h"
+#include "signal_list.h"
+#include "timing.h"
+#include "util.h"
+
+#endif

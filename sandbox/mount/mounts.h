@@ -1,0 +1,47 @@
+/* The mounts stage. */
+#ifndef HUTCH_MOUNTS_H
+#define HUTCH_MOUNTS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "plan/plan.h"
+#include "lib/lib.h"
+
+#define N_DEV_NODES 6
+
+struct mount_state {
+	const struct plan *plan;
+	bool bwrap;
+	int *trees;		/* per op: cloned source or new mount, or -1 */
+	char **links;		/* per op: --mirror of a host symlink */
+	int dev_nodes[N_DEV_NODES];
+	int console;		/* bwrap mode: the caller's terminal, or -1 */
+	char *console_src;	/* its path on the host */
+	int root;		/* O_PATH fd of the new root */
+	dev_t root_dev;		/* and its identity, for binds onto "/" */
+	ino_t root_ino;
+	const char *attach_point; /* where it hangs until pivot_root */
+	int private_proc;	/* procfs mount for pid 1's teardown, or -1 */
+	bool proc_substituted;	/* a fresh procfs was refused (see mounts.c) */
+	bool proc_fenced;	/* /proc is the caller's: COMMAND needs a Landlock domain */
+	char pwd[PATH_MAX];	/* the working directory as it was entered
+				   (bwrap's PWD) */
+	mode_t parent_mode;	/* of the parent directories the operation
+				   being carried out creates */
+	int protect_sock;	/* --protect: placeholders are named on it, or -1 */
+	struct timing *timing;	/* where the phases are marked (timing.h) */
+	char *err;
+	size_t errlen;
+};
+
+void mounts_init(struct mount_state *ms, const struct plan *plan, char *err, size_t errlen);
+/* hutch mode, in pid 1 before it is released: the first mount in its
+ * new namespaces, / made private (recursively); -1 with errno. */
+int mounts_first_private(void);
+/* Build the whole tree, pivot into it and enter the working directory. */
+int mounts_build(struct mount_state *ms);
+void mounts_release(struct mount_state *ms);
+
+#endif
