@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/capability.h>
 
-#include "parse/parse.h"
+#include "parse/options.h"
 
 #ifndef HUTCH_DATADIR
 #define HUTCH_DATADIR "/usr/local/share/hutch"

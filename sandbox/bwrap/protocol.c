@@ -19,7 +19,7 @@
 
 #include "messages/messages.h"
 #include "plan/plan.h"
-#include "protocol.h"
+#include "bwrap.h"
 #include "sandbox.h"
 #include "lib/lib.h"
 

@@ -5,14 +5,11 @@
 #define HUTCH_SEAL_H
 
 #include <stddef.h>
+#include "child.h"
 
 struct sandbox;
 
-/* Supervisor, prepare stage: the init image in a sealed memfd. */
-int seal_make_image(struct sandbox *sb);
 /* pid 1, seal stage: execveat the sealed image; returns only on error. */
 int seal_exec_init(struct sandbox *sb);
-/* Size of the embedded init image, for --version. */
-size_t seal_image_size(void);
 
 #endif

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "limits/limits.h"
-#include "doctor.h"
+#include "diag.h"
 #include "doctor_probe.h"
 #include "seccomp/seccomp.h"
 #include "landlock/landlock.h"

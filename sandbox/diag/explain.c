@@ -6,7 +6,7 @@
 
 #include "limits/limits.h"
 #include "parse/parse.h"
-#include "explain.h"
+#include "diag.h"
 #include "explain_sockets.h"
 #include "lib/lib.h"
 #include "fallback/fallback.h"

@@ -14,7 +14,7 @@
 
 #include "messages/messages.h"
 #include "mount_api.h"
-#include "mounts.h"
+#include "mount.h"
 
 int mount_error(struct mount_state *ms, const char *what, const char *obj)
 {

@@ -17,7 +17,7 @@
 #include "mount_api.h"
 #include "mount_dev.h"
 #include "mount_root.h"
-#include "mounts.h"
+#include "mount.h"
 #include "lib/lib.h"
 
 /* Device nodes that --dev binds from the host. */

@@ -15,7 +15,7 @@
 #include "lib/lib.h"
 #include "mount_api.h"
 #include "mount_overlay.h"
-#include "mounts.h"
+#include "mount.h"
 
 static int overlay_error(struct mount_state *ms, size_t i)
 {

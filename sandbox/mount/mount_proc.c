@@ -21,7 +21,7 @@
 #include "mount_api.h"
 #include "mount_proc.h"
 #include "mount_root.h"
-#include "mounts.h"
+#include "mount.h"
 
 /* hutch mode, where the kernel refuses a fresh procfs because the
  * caller's /proc has mounts over parts of it (a container engine's

@@ -19,7 +19,7 @@
 #include "messages/messages.h"
 #include "mount_api.h"
 #include "mount_root.h"
-#include "mounts.h"
+#include "mount.h"
 
 int root_resolve(struct mount_state *ms, const char *path, int flags)
 {

@@ -32,7 +32,7 @@
 #include "mount_overlay.h"
 #include "mount_proc.h"
 #include "mount_root.h"
-#include "mounts.h"
+#include "mount.h"
 #include "protect.h"
 
 #ifndef SYS_fchmodat2

@@ -55,7 +55,7 @@
 
 #include "messages/messages.h"
 #include "mount_root.h"
-#include "mounts.h"
+#include "mount.h"
 #include "plan/plan.h"
 #include "protect.h"
 #include "sandbox.h"

@@ -10,24 +10,14 @@
 #define HUTCH_PROTECT_H
 
 #include <stddef.h>
+#include "mount.h"
 
 struct mount_state;
 struct plan;
 struct sandbox;
 
-/* Parse stage: relative paths are taken against the bound current
- * directory.  0, or -1 with ERR set. */
-int protect_resolve(struct plan *plan, char *err, size_t errlen);
-/* Supervisor, prepare: the socket on which set-up names the placeholders
- * it makes.  Nothing without --protect. */
-int protect_prepare(struct sandbox *sb);
-/* pid 1, mounts stage: its end of that socket (-1 without --protect). */
-int protect_take_socket(struct sandbox *sb);
 /* pid 1, in the new root after every other mount, before pivot_root.
  * Closes MS's socket.  0, or -1 with MS's error set. */
 int protect_apply(struct mount_state *ms);
-/* Supervisor, at exit: remove each placeholder still as it was made
- * that no other run uses. */
-void protect_finish(struct sandbox *sb);
 
 #endif

@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 
 #include "messages/messages.h"
-#include "netproxy.h"
+#include "net.h"
 #include "netproxy_decide.h"
 #include "lib/lib.h"
 #include "sandbox.h"

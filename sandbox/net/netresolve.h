@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "plan/plan.h"
+#include "net.h"
 
 #define NET_MAX_ADDRS 8
 
@@ -32,8 +33,5 @@ bool net_lookup_end(int pidfd, bool wait);
 /* This host's own addresses, at most MAX of them: the count. */
 size_t net_own_addresses(struct net_addr *out, size_t max);
 
-/* --doctor: can this host resolve a name and reach it on port 443, within
- * SECONDS in all?  DETAIL says what happened; true if it can. */
-bool net_probe_host(double seconds, char *detail, size_t len);
 
 #endif

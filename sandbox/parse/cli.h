@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
+#include "parse.h"
 #include "plan/plan.h"
 
 /* What only the parser needs, for the length of plan_parse: the state
@@ -61,8 +62,6 @@ bool cli_is_profile(const struct option_record *rec);
 bool cli_wants_info(const struct record_list *list);
 /* The long name of the option REC records (without dashes). */
 const char *cli_option_name(const struct option_record *rec);
-/* Print the --help text. */
-void cli_help(const struct plan *plan, FILE *out);
 /* The option table (N rows) and a row's one-letter form (0: none), for
  * build-time generators (shell completions). */
 const struct opt_spec *cli_option_table(size_t *n);

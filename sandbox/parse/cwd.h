@@ -3,6 +3,7 @@
 #define HUTCH_CWD_H
 
 #include <stddef.h>
+#include "parse.h"
 #include "plan/plan.h"
 
 /* 0 when the plan's op I may bind the current directory CWD: it exposes
@@ -11,9 +12,6 @@
  * else -1 and one line in ERR saying why and what to do. */
 int cwd_check(const struct plan *plan, size_t i, const char *cwd, const char *home,
 	      char *const *envp, char *err, size_t errlen);
-/* The mount made before op I that op I lands on (the last whose
- * destination holds I's), or NULL for the sandbox's root tmpfs. */
-const struct fs_op *cwd_lands_on(const struct plan *plan, size_t i);
 
 /* The last mount made after op I whose destination holds I's (a later
  * --tmpfs over the bound directory), or NULL. */
