@@ -133,7 +133,7 @@ static bool step_into_leaf(struct cgroup_pick *p, int fd)
  * (a cgroup with any cannot take a process), the supervisor back in
  * FD's cgroup, the leaf removed.  Best effort: a leaf left behind is
  * empty once the supervisor is gone, and the next start removes it. */
-void cgroup_leave_leaf(int fd, const char *leaf, unsigned enabled)
+void limits_cgroup_leave_leaf(int fd, const char *leaf, unsigned enabled)
 {
 	char self[24];
 
@@ -194,7 +194,7 @@ static bool try_candidate(struct cgroup_pick *p, unsigned need, unsigned want)
 			p->fd = fd;
 	}
 	if (p->fd < 0 && p->self_leaf[0]) {
-		cgroup_leave_leaf(fd, p->self_leaf, p->enabled);
+		limits_cgroup_leave_leaf(fd, p->self_leaf, p->enabled);
 		p->self_leaf[0] = '\0';
 	}
 	if (p->fd < 0)
@@ -241,7 +241,7 @@ static bool locate_own_cgroup(struct cgroup_pick *p, char *mnt, size_t mntlen)
 
 /* From our own cgroup up to the hierarchy's root: the first where the
  * sandbox's cgroup can go.  P->reason is then the topmost's failure. */
-bool cgroup_pick_parent(struct cgroup_pick *p, unsigned need, unsigned want)
+bool limits_cgroup_pick_parent(struct cgroup_pick *p, unsigned need, unsigned want)
 {
 	char mnt[PATH_MAX];
 

@@ -24,9 +24,9 @@ struct cgroup_pick {
  * sandbox's cgroup can go, offering the controllers NEED and something
  * of WANT (CTL_* bits), kept open in P->fd.  False with P->reason the
  * topmost's failure.  P->dry: only tell, enable and move nothing. */
-bool cgroup_pick_parent(struct cgroup_pick *p, unsigned need, unsigned want);
+bool limits_cgroup_pick_parent(struct cgroup_pick *p, unsigned need, unsigned want);
 /* Undo the step into a leaf of FD's cgroup: the controllers ENABLED for
  * this run off again, the supervisor back in FD's cgroup, LEAF removed. */
-void cgroup_leave_leaf(int fd, const char *leaf, unsigned enabled);
+void limits_cgroup_leave_leaf(int fd, const char *leaf, unsigned enabled);
 
 #endif

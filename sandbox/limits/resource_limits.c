@@ -159,7 +159,7 @@ static int cgroup_prepare(struct sandbox *sb)
 
 	if (!want)
 		return 0;
-	if (!cgroup_pick_parent(&p, need, want)) {
+	if (!limits_cgroup_pick_parent(&p, need, want)) {
 		snprintf(sb->limits->why_none, sizeof(sb->limits->why_none), "%s", p.reason);
 		return need ? no_cgroup(sb, need, &p) : 0;
 	}
@@ -211,7 +211,7 @@ bool limits_probe_cgroup(char *dir, size_t dirlen, char *controllers_list, size_
 			 char *reason, size_t reasonlen)
 {
 	struct cgroup_pick p = { .fd = -1, .dry = true };
-	bool found = cgroup_pick_parent(&p, 0, CTL_MEMORY | CTL_CPU | CTL_PIDS);
+	bool found = limits_cgroup_pick_parent(&p, 0, CTL_MEMORY | CTL_CPU | CTL_PIDS);
 	char *list = NULL;
 
 	if (found) {
@@ -235,7 +235,7 @@ bool limits_pids_enforced(const struct plan *plan, char *how, size_t len)
 		snprintf(how, len, "RLIMIT_NPROC in the sandbox's user namespace");
 		return true;
 	}
-	if (cgroup_pick_parent(&p, 0, CTL_PIDS) && (p.have & CTL_PIDS)) {
+	if (limits_cgroup_pick_parent(&p, 0, CTL_PIDS) && (p.have & CTL_PIDS)) {
 		close(p.fd);
 		snprintf(how, len, "pids.max in a cgroup under %s", p.dir);
 		return true;
@@ -520,7 +520,8 @@ void limits_finish(struct sandbox *sb)
 		remove_cgroup(sb);
 	}
 	if (sb->limits->self_leaf[0] && sb->limits->parent_fd >= 0)
-		cgroup_leave_leaf(sb->limits->parent_fd, sb->limits->self_leaf, sb->limits->we_enabled);
+		limits_cgroup_leave_leaf(sb->limits->parent_fd, sb->limits->self_leaf,
+					 sb->limits->we_enabled);
 	sb->limits->self_leaf[0] = '\0';
 	if (!sb->limits->ended_by)
 		note_rlimit_signal(sb, sig);
