@@ -95,11 +95,6 @@ struct sandbox {
 	int timing_fd;		/* HUTCH_TIMING's file, or -1 */
 };
 
-/* Add an fd to the supervisor's poll loop; -1 when the table is full
- * (poll_sources.c). */
-int supervise_add_source(struct sandbox *sb, int fd, short events,
-			 void (*on_ready)(struct sandbox *sb, short revents));
-void supervise_remove_source(struct sandbox *sb, int fd);
 
 /* Stage functions return 0, or -1 with sb->err set to
  * "STAGE: OBJECT: reason", or STAGE_NEW_ROLE: this process is a new one

@@ -2,6 +2,7 @@
  * seccomp reports, the --allow-net proxy, init's status pipe) add to the
  * supervision loop, with what to do when each is ready.  Below those
  * modules and below the loop, so that neither depends on the other. */
+#include "loop.h"
 #include "sandbox.h"
 
 int supervise_add_source(struct sandbox *sb, int fd, short events,

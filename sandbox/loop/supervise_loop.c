@@ -25,7 +25,7 @@
 #include "sandbox.h"
 #include "setup_log.h"
 #include "status.h"
-#include "supervise_loop.h"
+#include "loop.h"
 
 static void arm_timer(struct run_state *rs)
 {
