@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include "limits.h"
 
 /* The cgroup v2 controllers the limits use, as bits. */
 enum { CTL_MEMORY = 1u << 0, CTL_CPU = 1u << 1, CTL_PIDS = 1u << 2 };
@@ -15,10 +16,6 @@ struct limits_controller {
 };
 extern const struct limits_controller limits_controllers[N_LIMITS_CONTROLLERS];
 
-const char *limits_rlimit_name(int resource);
-void limits_format_bytes(unsigned long long v, char *buf, size_t len);
-void limits_format_rlimit(int resource, unsigned long long v, char *buf, size_t len);
-void limits_cpu_max(double fraction, char *buf, size_t len);
 int limits_cgroup2_path(const char *text, char *path, size_t len);
 int limits_cgroup_dir(const char *mountinfo, const char *path, char *dir, size_t dirlen,
 		      char *mnt, size_t mntlen);

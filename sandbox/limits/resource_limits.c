@@ -26,7 +26,8 @@
 
 #include "cgroup_pick.h"
 #include "messages/messages.h"
-#include "resource_limits.h"
+#include "limits.h"
+#include "limits_text.h"
 #include "sandbox.h"
 #include "lib/lib.h"
 

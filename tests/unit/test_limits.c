@@ -14,7 +14,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "limits/resource_limits.h"
+#include "limits/limits.h"
+#include "limits/limits_text.h"
 
 /* This machine's layout: v1 controllers and cgroup2 beside them. */
 static const char hybrid_mountinfo[] =
