@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "seccomp/seccomp.h"
+#include "seccomp/seccomp_policy.h"
 
 #define ERRLEN 512
 

@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <seccomp.h>
+#include "seccomp.h"
 
 /* Includes nest at most this deep. */
 #define SECCOMP_INCLUDE_DEPTH 8
@@ -48,32 +49,6 @@
 /* The syscall group standing for syscalls newer than this build. */
 #define SECCOMP_NEWER "@newer"
 #define SECCOMP_NEWER_LAST 1023
-
-struct seccomp_action {
-	bool allow;
-	int errnum;		/* for a deny: 1 to 4095 */
-};
-
-struct seccomp_cond {
-	bool present;
-	unsigned arg;		/* 0 to 5 */
-	uint64_t mask;		/* all ones for "argN == VALUE" */
-	uint64_t value;		/* no bit outside mask */
-};
-
-struct seccomp_rule {
-	struct seccomp_action action;
-	char *syscall;
-	struct seccomp_cond cond;
-	char *source;		/* "FILE:LINE" or "command line" */
-};
-
-struct seccomp_policy {
-	struct seccomp_action default_action;
-	char *default_source;
-	struct seccomp_rule *rules;	/* in the order they take effect */
-	size_t n_rules;
-};
 
 /* Where `include NAME` finds NAME's text: builtin_file's signature, called
  * with KIND "seccomp". */
@@ -106,7 +81,6 @@ int seccomp_policy_append(struct seccomp_policy *pol, const char *syscall,
 			  struct seccomp_action action, const char *source,
 			  char *err, size_t errlen);
 
-void seccomp_policy_free(struct seccomp_policy *pol);
 
 /* The errno of a deny that the filter turns into a user notification
  * (SCMP_ACT_NOTIFY) instead of an error: the supervisor answers it. */
@@ -123,16 +97,11 @@ struct seccomp_policy *seccomp_policy_only(const struct seccomp_policy *pol,
 /* Is SYSCALL a name a policy may use (see SYSCALL in the grammar)? */
 bool seccomp_syscall_name_valid(const char *syscall);
 
-/* Errno name ("EPERM") -> number; -1 when unknown. */
-int seccomp_errno_from_name(const char *name);
 
 /* The first syscall number of @newer: one above the highest native syscall
  * number libseccomp knows by name.  @newer ends at SECCOMP_NEWER_LAST. */
 int seccomp_newer_first(void);
 
-/* Does the policy refuse SYSCALL whatever its arguments? */
-bool seccomp_policy_refuses(const struct seccomp_policy *pol,
-			    const char *syscall);
 
 /* "FILE:LINE" of the line that decides SYSCALL when no condition applies. */
 const char *seccomp_policy_source(const struct seccomp_policy *pol,
@@ -156,27 +125,7 @@ bool seccomp_hand_over_allowed(const struct seccomp_policy *pol);
  * behalf (connect) or refuses (io_uring_setup, which connects past it). */
 #define SECCOMP_N_BROKERED 2
 extern const char *const seccomp_brokered_calls[SECCOMP_N_BROKERED];
-/* ... and socket() and socketpair() of AF_UNIX with these types (of
- * type & 0xf, all the kernel reads), which the broker refuses: a unix
- * datagram reaches a pathname with sendto(), without connect(). */
-#define SECCOMP_N_UNIX_DGRAM_TYPES 2
-extern const int seccomp_unix_dgram_types[SECCOMP_N_UNIX_DGRAM_TYPES];
 
-/* The programs built from one policy.  hutch mode loads NOTIFY (with a
- * listener) and, after handing the listener over, LATE. */
-enum seccomp_variant {
-	SECCOMP_PLAIN = 0,	/* refusals are errors */
-	SECCOMP_NOTIFY = 1,	/* refusals and the brokered calls are notifications;
-				   hand-over calls allowed */
-	SECCOMP_LATE = 2,	/* the policy's verdict on the hand-over calls only */
-};
-
-struct sock_filter;
-/* VARIANT of POL as kernel BPF built by libseccomp: *PROG (malloc'd) of
- * *N instructions; NULL and 0 for a LATE that is not needed.  0, or -1
- * with ERR written. */
-int seccomp_policy_export(const struct seccomp_policy *pol, enum seccomp_variant variant,
-			  struct sock_filter **prog, size_t *n, char *err, size_t errlen);
 
 /* Arguments of a syscall. */
 #define SECCOMP_ARGS 6
@@ -189,27 +138,8 @@ struct seccomp_action seccomp_policy_decide(const struct seccomp_policy *pol,
 					    const uint64_t args[SECCOMP_ARGS],
 					    const char **source);
 
-/* The policy's effective rules in words, one syscall a line, to OUT. */
-void seccomp_policy_describe(const struct seccomp_policy *pol, FILE *out);
 
-/* What the policy does with one syscall it names: ACTION unless one of
- * the EXCEPTIONS (conditional rules, all with one action) matches. */
-struct seccomp_summary {
-	const char *syscall;
-	const char *note;	/* "" or what the name stands for, e.g. @newer's range */
-	struct seccomp_action action;
-	const char *source;
-	const struct seccomp_rule *const *exceptions;
-	size_t n_exceptions;
-};
-typedef void (*seccomp_summary_fn)(const struct seccomp_summary *sum, void *arg);
-/* FN for each syscall the policy treats otherwise than its default, in
- * the order the policy first names them. */
-void seccomp_policy_summarize(const struct seccomp_policy *pol, seccomp_summary_fn fn,
-			      void *arg);
 
-/* Does the policy let every syscall through (no filter needed)? */
-bool seccomp_policy_is_empty(const struct seccomp_policy *pol);
 
 /* Build the native-architecture filter.  Syscalls of any other ABI (i386
  * through int 0x80, x32) kill the process.  Returns 0 and the context in
