@@ -250,6 +250,7 @@ integration: hutch build/hutch-fault build/test-reaper
 check: deps
 	$(MAKE) docs-paths
 	$(MAKE) all build/hutch-fault
+	$(MAKE) depgraph
 	$(MAKE) unit
 	$(MAKE) integration
 
