@@ -1,11 +1,13 @@
-/* The fallback where user namespaces are refused: COMMAND runs without
- * namespaces, confined by Landlock and the same seccomp policy, under a
- * subreaper supervisor that kills every descendant at exit.  The files:
- * landlock_rules.c (the plan as rules), landlock_rundir.c (per-run
- * directories), landlock_confine.c (ruleset and network filter),
- * landlock_run.c (the runner), landlock_explain.c (--explain). */
-#ifndef HUTCH_LANDLOCK_H
-#define HUTCH_LANDLOCK_H
+/* fallback/: the fallback where user namespaces are refused: COMMAND
+ * runs without namespaces, confined by Landlock and the same seccomp
+ * policy, under a subreaper supervisor that kills every descendant at
+ * exit.  The files: landlock_run.c (the runner), landlock_rundir.c
+ * (per-run directories), landlock_explain.c (--explain); the plan as
+ * Landlock rules, the ruleset and the network filter are landlock/'s.
+ *
+ * The folder's public header: files outside fallback/ include this one only. */
+#ifndef HUTCH_FALLBACK_PUBLIC_H
+#define HUTCH_FALLBACK_PUBLIC_H
 
 #include <stdio.h>
 
