@@ -1,6 +1,6 @@
-/* landlock/: Landlock: the plan as Landlock rules, the ruleset and network filter
- * that confine a process, the scope (abstract sockets, signals) and ABI
- * probe, and what the fallback approximates.
+/* landlock/: the plan as Landlock rules, the ruleset and network
+ * filter that confine a process, the scope (abstract sockets, signals)
+ * and ABI probe, and what the fallback approximates.
  *
  * The folder's public header: files outside landlock/ include this one only. */
 #ifndef HUTCH_LANDLOCK_PUBLIC_H

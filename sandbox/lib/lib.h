@@ -1,7 +1,8 @@
-/* lib/: Helpers with no knowledge of the sandbox: strings, numbers and files
- * (util.c), JSON output, processes and pidfds, host files opened safely,
- * --timing marks, the data built into the binary (profiles, the init),
- * the signal list, and hutch-fault's hooks (fault.h).
+/* lib/: helpers every folder uses: strings, numbers and files (util.c),
+ * JSON output, processes and pidfds, host files opened safely, --timing
+ * marks, the data built into the binary (profiles, the init), the
+ * signal list, and hutch-fault's hooks (fault.h; fault.c, built into
+ * hutch-fault only, is the one file here that knows the stages).
  *
  * The folder's public header: files outside lib/ include this one only. */
 #ifndef HUTCH_LIB_PUBLIC_H

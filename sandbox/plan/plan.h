@@ -1,4 +1,4 @@
-/* The plan: one description of the sandbox, built by parsing (argv,
+/* plan/: the plan, one description of the sandbox, built by parsing (argv,
  * --args fds and profiles) and then carried out stage by stage.  Parsing
  * has no side effects; everything that touches the system happens in
  * the stages, which get the plan read-only (const, in struct sandbox):
