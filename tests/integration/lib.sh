@@ -23,9 +23,12 @@ assert_no_match() {
 }
 
 # A scratch directory readable by the unprivileged uid, with a copy of
-# the binaries it can execute.  Everything a test makes goes in $T.
+# the binaries it can execute.  Everything a test makes goes in $T.  It
+# lasts as long as the test's shell: a check's EXIT trap (run_check runs
+# checks in subshells) cleans up after the check, not the scratch.
 setup_scratch() {
 	T=$(mktemp -d /tmp/hutch-test.XXXXXX)
+	SCRATCH_OWNER=$BASHPID
 	chmod 0755 "$T"
 	cp "$HUTCH" "$T/hutch"
 	chmod 0755 "$T/hutch"
@@ -45,6 +48,7 @@ need_fault_build() {
 }
 
 cleanup_scratch() {
+	[ "$BASHPID" = "${SCRATCH_OWNER:-}" ] || return 0
 	[ -n "${T:-}" ] && rm -rf "$T"
 }
 
@@ -88,11 +92,55 @@ sanitizer_env() {
 	return 0
 }
 
-# Both callers, one after the other: for_each_caller FUNC runs FUNC with
+# ---- running a check ----
+# A check is a function of steps, any of which may fail.  Bash ignores
+# set -e in a function called as part of `||`, `&&`, `!`, `if` or `while`,
+# and in everything that function calls, subshells included: a check
+# called as `check || return 1` runs on past a failed step and can pass.
+# run_check CHECK [ARGS...] refuses to run there, runs CHECK in a subshell
+# of its own with set -e in force, names the step that failed, and turns a
+# non-zero status into a failure of the test (a skip stays a skip).
+# Call it, and what calls it, on a line of its own.
+run_check() {
+	local ignored rc
+	[[ $- == *e* ]] || fail "$1: run_check needs set -e on"
+	# (a run_check inside a check: the outer check's ERR trap is off
+	# here, where a status is meant to be non-zero)
+	trap - ERR
+	# Where bash ignores set -e, it ignores it in this subshell too.
+	ignored=$( (set -e; false; echo yes); true )
+	[ -z "$ignored" ] || fail "$1: called inside ||, &&, !, if or while, where bash ignores set -e and a failed step would pass unseen; call it on a line of its own"
+	set +e
+	(
+		set -e -E
+		CHECK_SUBSHELL=$BASH_SUBSHELL
+		trap 'report_failed_step $? "$BASH_COMMAND" "$LINENO"' ERR
+		"$@"
+	)
+	rc=$?
+	set -e
+	[ -z "${CHECK_SUBSHELL:-}" ] ||
+		trap 'report_failed_step $? "$BASH_COMMAND" "$LINENO"' ERR
+	case $rc in
+	0) ;;
+	77) exit 77 ;;
+	*) fail "$1${AS:+ ($AS)} failed (status $rc)" ;;
+	esac
+}
+
+# report_failed_step STATUS COMMAND LINE: run_check's ERR trap, in the
+# function where the step failed; silent in the subshells of a step (a
+# command substitution), where set -e is off and a status may be meant.
+report_failed_step() {
+	[ "$BASH_SUBSHELL" = "$CHECK_SUBSHELL" ] || return 0
+	echo "    FAIL: step \`$2\` returned $1 (${FUNCNAME[1]:-?}, ${BASH_SOURCE[1]##*/}:$3)" >&2
+}
+
+# Both callers, one after the other: for_each_caller CHECK runs CHECK with
 # $AS set to as_root, then as_user.
 for_each_caller() {
-	AS=as_root "$@" || return 1
-	AS=as_user "$@" || return 1
+	AS=as_root run_check "$@"
+	AS=as_user run_check "$@"
 }
 
 # stop_servers: end the test servers a test started (SERVER_PID), by pid.
@@ -162,8 +210,19 @@ bwrap_as_caller() {
 # for_each_bwrap_caller FUNC: for_each_caller for a check whose every
 # step runs bwrap mode without --unshare-user (see bwrap_as_caller).
 for_each_bwrap_caller() {
-	if AS=as_root bwrap_as_caller; then AS=as_root "$@" || return 1; fi
-	AS=as_user "$@"
+	if AS=as_root bwrap_as_caller; then
+		AS=as_root run_check "$@"
+	fi
+	AS=as_user run_check "$@"
+}
+
+# have_debian_bwrap: is there a /usr/bin/bwrap (Debian's bubblewrap) for
+# a control that compares hutch with it?  Where there is none, a check
+# says so with skip_part rather than passing without its control.
+have_debian_bwrap() {
+	[ -x /usr/bin/bwrap ] && return 0
+	WHY="no /usr/bin/bwrap (Debian's bubblewrap): the control with it is not run"
+	return 1
 }
 
 # have_fresh_procfs: can $AS mount a procfs of its own in new user, mount

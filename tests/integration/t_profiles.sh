@@ -178,7 +178,7 @@ swapped_run() {
 	local dir=$1 path=$2 target=$3 pid fifo="$T/hold.$$"
 	shift 3
 	mkfifo -m 0666 "$fifo"
-	(from "$dir" env HOME="$target" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$fifo" \
+	(set +e; from "$dir" env HOME="$target" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$fifo" \
 		"$T/hutch-fault" "$@" >"$T/out.$$" 2>&1; echo $? >"$T/rc.$$") &
 	pid=$!
 	exec 9>"$fifo"	# returns once set-up holds (the reader is there)
