@@ -4,6 +4,7 @@
 # skip with the reason.
 
 NOBODY=65534
+INTEGRATION_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HUTCH=${HUTCH:?HUTCH must name the hutch binary}
 HUTCH_FAULT_BIN=${HUTCH_FAULT_BIN:-}
 
@@ -64,6 +65,35 @@ as_root() {
 
 # from DIR CMD...: CMD as $AS, started in DIR.
 from() { $AS sh -c 'cd "$0" && exec "$@"' "$@"; }
+
+# caller_uid: the uid $AS runs as.
+caller_uid() { if [ "${AS:-}" = as_user ]; then echo $NOBODY; else echo 0; fi; }
+
+# shared_dir: an empty $T/s, owned by $AS's uid, for fifos, sockets and
+# files both sides use (bound at /s).
+shared_dir() {
+	rm -rf "$T/s"
+	mkdir -m 0755 "$T/s"
+	chown "$(caller_uid):$(caller_uid)" "$T/s"
+}
+
+# build_tool NAME [GCC ARGS...]: tests/integration/tool_NAME.c, compiled
+# into $T/NAME (once per test).
+build_tool() {
+	local name=$1
+	shift
+	[ -x "$T/$name" ] ||
+		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/$name" "$INTEGRATION_DIR/tool_$name.c" "$@" ||
+		fail "cannot build tool_$name.c"
+}
+
+# A project directory, $T/work/proj, writable by both callers.
+make_project() {
+	mkdir -p "$T/work/proj"
+	chmod -R a+rwX "$T/work/proj"
+}
+# in_project CMD...: CMD as $AS, started in the project directory.
+in_project() { from "$T/work/proj" "$@"; }
 
 # Every option that takes an fd but --listen-fds (which takes LISTEN_FDS),
 # with a number for it and its other argument: the numbers the issue saw
@@ -143,6 +173,17 @@ for_each_caller() {
 	AS=as_user run_check "$@"
 }
 
+# start_servers: the host's test servers on loopback (tool_netserver.py:
+# HTTP on HTTP_PORT, echo on ECHO_PORT), ended by stop_servers when the
+# test's shell exits; $T/out, writable by both callers, for results.
+start_servers() {
+	exec {SRV}< <(exec python3 "$INTEGRATION_DIR/tool_netserver.py")
+	SERVER_PID=$!
+	trap 'stop_servers; cleanup_scratch' EXIT
+	read -r -t 20 HTTP_PORT ECHO_PORT <&"$SRV" || fail "the test servers did not start"
+	mkdir -m 0777 -p "$T/out"
+}
+
 # stop_servers: end the test servers a test started (SERVER_PID), by pid.
 stop_servers() {
 	if [ -n "${SERVER_PID:-}" ]; then
@@ -150,6 +191,70 @@ stop_servers() {
 		wait "$SERVER_PID" 2>/dev/null || true
 	fi
 	SERVER_PID=
+}
+
+# ---- time ----
+# now: the wall clock in seconds, with nanoseconds.
+now() { date +%s.%N; }
+# seconds_since START [FORMAT]: the seconds from START (a now) to now,
+# printed with awk's FORMAT (default %g: as precise as awk's numbers).
+seconds_since() { awk -v s="$1" -v e="$(now)" -v f="${2:-%g}" 'BEGIN { printf f "\n", e - s }'; }
+# less_than A B: is the number A less than B?
+less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# LISTEN: a server on each path given (TYPE stream or dgram first), as
+# the caller; "ready", then on EOF of stdin the number of connections
+# (or datagrams) it took.
+LISTEN='import select, socket, sys
+kind = socket.SOCK_DGRAM if sys.argv[1] == "dgram" else socket.SOCK_STREAM
+socks = []
+for path in sys.argv[2:]:
+    s = socket.socket(socket.AF_UNIX, kind)
+    s.bind(path.encode().replace(b"@", b"\0", 1) if path.startswith("@") else path)
+    if kind == socket.SOCK_STREAM:
+        s.listen(16)
+    s.setblocking(False)
+    socks.append(s)
+print("ready", flush=True)
+taken = 0
+def take(s):
+    global taken
+    while True:
+        try:
+            if kind == socket.SOCK_STREAM:
+                s.accept()[0].close()
+            else:
+                s.recv(100)
+        except BlockingIOError:
+            return
+        taken += 1
+while True:
+    ready, _, _ = select.select(socks + [sys.stdin], [], [])
+    for s in socks:
+        take(s)
+    if sys.stdin in ready and not sys.stdin.readline():
+        break
+print(taken, flush=True)'
+
+# start_listeners TYPE PATH...: LISTEN on each PATH (@NAME: abstract), as
+# $AS; stop_listeners removes the files.
+start_listeners() {
+	local line
+	LISTENING=("${@:2}")
+	coproc LISTENERS { $AS python3 -c "$LISTEN" "$@"; }
+	read -r line <&"${LISTENERS[0]}"
+	assert_eq ready "$line" "the listeners"
+}
+
+# stop_listeners: TAKEN, the connections they took.
+stop_listeners() {
+	local pid=$LISTENERS_PID
+	eval "exec ${LISTENERS[1]}>&-"
+	read -r TAKEN <&"${LISTENERS[0]}" || TAKEN=?
+	wait "$pid" || true
+	for sock in "${LISTENING[@]}"; do
+		case $sock in /*) rm -f "$sock" ;; esac
+	done
 }
 
 # Count this machine's mount events: the caller's mountinfo, hashed.

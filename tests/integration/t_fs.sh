@@ -8,9 +8,6 @@ FS="--profile none --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib 
 # box ARGS...: hutch as $AS with the base tree, then ARGS.
 box() { $AS "$H" $FS "$@"; }
 
-# The uid $AS runs as.
-caller_uid() { if [ "$AS" = as_user ]; then echo $NOBODY; else echo 0; fi; }
-
 # mine PATH...: directories that belong to the caller, so that a write
 # there fails only because of what the sandbox does.
 mine() {
@@ -195,7 +192,7 @@ check_proc_sys_ro() {
 $(hostname)
 ro" "$out" "/proc/sys: the write refused, hostname unchanged, mounted read-only"
 }
-test_proc_sys_read_only() { for_each_caller check_proc_sys_ro; }
+test_proc_sys_mounted_read_only() { for_each_caller check_proc_sys_ro; }
 
 check_unbound_unreachable() {
 	local out

@@ -6,14 +6,6 @@
 # are curl with the default environment, a raw Python socket and a small
 # C client (tool_tcpconnect.c), which reads no proxy variable.
 
-start_servers() {
-	exec {SRV}< <(exec python3 "$here/tool_netserver.py")
-	SERVER_PID=$!
-	trap 'stop_servers; cleanup_scratch' EXIT
-	read -r -t 20 HTTP_PORT ECHO_PORT <&"$SRV" || fail "the test servers did not start"
-	mkdir -m 0777 -p "$T/out"
-}
-
 build_client() {
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/work/tcpconnect" \
 		"$here/tool_tcpconnect.c" || fail "cannot build tool_tcpconnect.c"
