@@ -1,7 +1,9 @@
 # Helpers for the integration tests.  Each t_*.sh file defines functions
-# named test_*; `run` calls each in a subshell and counts the results.
-# A test fails by returning non-zero (or calling fail), skips by calling
-# skip with the reason.
+# named test_*; `run` calls each in a subshell with set -e and counts the
+# results.  A test fails by a failed step, a non-zero status or fail, and
+# skips by calling skip with the reason.  A test runs its checks (check_*,
+# once per caller) through for_each_caller or run_check, on lines of
+# their own: see run_check for why never inside ||, && or if.
 
 NOBODY=65534
 INTEGRATION_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -248,7 +250,7 @@ start_listeners() {
 
 # stop_listeners: TAKEN, the connections they took.
 stop_listeners() {
-	local pid=$LISTENERS_PID
+	local pid=$LISTENERS_PID sock
 	eval "exec ${LISTENERS[1]}>&-"
 	read -r TAKEN <&"${LISTENERS[0]}" || TAKEN=?
 	wait "$pid" || true
