@@ -1,9 +1,10 @@
 # Helpers for the integration tests.  Each t_*.sh file defines functions
-# named test_*; `run` calls each in a subshell with set -e and counts the
-# results.  A test fails by a failed step, a non-zero status or fail, and
-# skips by calling skip with the reason.  A test runs its checks (check_*,
-# once per caller) through for_each_caller or run_check, on lines of
-# their own: see run_check for why never inside ||, && or if.
+# named test_*; `run` calls each in a subshell with set -e (and
+# inherit_errexit) and counts the results.  A test fails by a failed
+# step, a non-zero status or fail, and skips by calling skip with the
+# reason.  A test runs its checks (check_*, once per caller) through
+# for_each_caller or run_check, on lines of their own: see run_check for
+# why never inside ||, && or if.
 
 NOBODY=65534
 INTEGRATION_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -132,7 +133,10 @@ sanitizer_env() {
 # run_check CHECK [ARGS...] refuses to run there, runs CHECK in a subshell
 # of its own with set -e in force, names the step that failed, and turns a
 # non-zero status into a failure of the test (a skip stays a skip).
-# Call it, and what calls it, on a line of its own.
+# Call it, and what calls it, on a line of its own.  (run sets
+# inherit_errexit too: a failed step inside $(...) ends it, and the
+# assignment of its output fails.  A status meant to be non-zero is
+# taken with `|| rc=$?` or `|| true`.)
 run_check() {
 	local ignored rc
 	[[ $- == *e* ]] || fail "$1: run_check needs set -e on"
@@ -140,7 +144,7 @@ run_check() {
 	# here, where a status is meant to be non-zero)
 	trap - ERR
 	# Where bash ignores set -e, it ignores it in this subshell too.
-	ignored=$( (set -e; false; echo yes); true )
+	ignored=$(set +e; (set -e; false; echo yes); true)
 	[ -z "$ignored" ] || fail "$1: called inside ||, &&, !, if or while, where bash ignores set -e and a failed step would pass unseen; call it on a line of its own"
 	set +e
 	(
