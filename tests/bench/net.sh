@@ -24,6 +24,7 @@
 # host's server by address, directly and in a sandbox (target: under
 # 0.3 ms).
 set -eu
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(dirname "$0")/../.."
 hutch=$(readlink -f "${1:-./hutch}")
 rounds=${2:-3}
@@ -81,13 +82,6 @@ sandbox() {
 	(cd "$dir/work" && "$hutch" --profile none --ro-bind / / --proc /proc --dev /dev \
 		--allow-net "localhost:$port" --allow-net "localhost:$aport" -- "$@")
 }
-seconds() {
-	local start end
-	start=$(date +%s.%N)
-	"$@" >/dev/null 2>&1
-	end=$(date +%s.%N)
-	awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
-}
 least() { sort -g | head -1; }
 
 # curl's own time for the transfer, sandbox start excluded.
@@ -96,8 +90,8 @@ curl_time() { "$@" -sS -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port
 direct_t=() proxy_t=() direct_l=() proxy_l=() curl_d=() curl_s=() connect_l=() plain_l=()
 url="http://localhost:$port/bytes/$size"
 for ((i = 0; i < rounds; i++)); do
-	direct_t+=("$(seconds curl -sS -o /dev/null "http://127.0.0.1:$port/bytes/$size")")
-	proxy_t+=("$(seconds sandbox curl -sS --noproxy '' -o /dev/null "$url")")
+	direct_t+=("$(seconds_of curl -sS -o /dev/null "http://127.0.0.1:$port/bytes/$size")")
+	proxy_t+=("$(seconds_of sandbox curl -sS --noproxy '' -o /dev/null "$url")")
 	direct_l+=("$(python3 "$dir/work/latency.py" 127.0.0.1 "$port" /hello "$requests")")
 	proxy_l+=("$(sandbox python3 latency.py 127.0.0.1 3128 "http://localhost:$port/hello" \
 		"$requests")")

@@ -12,6 +12,7 @@
 # terminal (stdout /dev/null) is printed too: there the baseline has no
 # tty at all, so that ratio measures a pty against none.
 set -eu
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 hutch=$(readlink -f "${1:-${HUTCH:-./hutch}}")
 runs=${2:-5}
@@ -23,14 +24,6 @@ cd "$dir"
 yes 'hutch pty relay benchmark: a line of text, 0123456789 abcdefghijklmnopqrstuvwxyz' |
 	head -c 100M >big.txt
 
-# seconds CMD...: wall-clock seconds of CMD, its output discarded.
-seconds() {
-	local start end
-	start=$(date +%s.%N)
-	"$@" </dev/null >/dev/null 2>&1
-	end=$(date +%s.%N)
-	awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
-}
 on_terminal() { script -qec "$(printf '%q ' "$hutch" "$@")" /dev/null; }
 no_terminal() { "$hutch" "$@"; }
 
@@ -38,8 +31,8 @@ no_terminal() { "$hutch" "$@"; }
 best() {
 	local where=$1 i a b best_a=999999 best_b=999999
 	for ((i = 0; i < runs; i++)); do
-		a=$(seconds "$where" --no-pty cat big.txt)
-		b=$(seconds "$where" --pty cat big.txt)
+		a=$(seconds_of "$where" --no-pty cat big.txt)
+		b=$(seconds_of "$where" --pty cat big.txt)
 		best_a=$(awk -v x="$a" -v y="$best_a" 'BEGIN { print (x < y) ? x : y }')
 		best_b=$(awk -v x="$b" -v y="$best_b" 'BEGIN { print (x < y) ? x : y }')
 	done

@@ -1,9 +1,13 @@
 # Helpers for the integration tests.  Each t_*.sh file defines functions
-# named test_*; `run` calls each in a subshell and counts the results.
-# A test fails by returning non-zero (or calling fail), skips by calling
-# skip with the reason.
+# named test_*; `run` calls each in a subshell with set -e (and
+# inherit_errexit) and counts the results.  A test fails by a failed
+# step, a non-zero status or fail, and skips by calling skip with the
+# reason.  A test runs its checks (check_*, once per caller) through
+# for_each_caller or run_check, on lines of their own: see run_check for
+# why never inside ||, && or if.
 
 NOBODY=65534
+INTEGRATION_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HUTCH=${HUTCH:?HUTCH must name the hutch binary}
 HUTCH_FAULT_BIN=${HUTCH_FAULT_BIN:-}
 
@@ -23,9 +27,12 @@ assert_no_match() {
 }
 
 # A scratch directory readable by the unprivileged uid, with a copy of
-# the binaries it can execute.  Everything a test makes goes in $T.
+# the binaries it can execute.  Everything a test makes goes in $T.  It
+# lasts as long as the test's shell: a check's EXIT trap (run_check runs
+# checks in subshells) cleans up after the check, not the scratch.
 setup_scratch() {
 	T=$(mktemp -d /tmp/hutch-test.XXXXXX)
+	SCRATCH_OWNER=$BASHPID
 	chmod 0755 "$T"
 	cp "$HUTCH" "$T/hutch"
 	chmod 0755 "$T/hutch"
@@ -45,6 +52,7 @@ need_fault_build() {
 }
 
 cleanup_scratch() {
+	[ "$BASHPID" = "${SCRATCH_OWNER:-}" ] || return 0
 	[ -n "${T:-}" ] && rm -rf "$T"
 }
 
@@ -60,6 +68,35 @@ as_root() {
 
 # from DIR CMD...: CMD as $AS, started in DIR.
 from() { $AS sh -c 'cd "$0" && exec "$@"' "$@"; }
+
+# caller_uid: the uid $AS runs as.
+caller_uid() { if [ "${AS:-}" = as_user ]; then echo $NOBODY; else echo 0; fi; }
+
+# shared_dir: an empty $T/s, owned by $AS's uid, for fifos, sockets and
+# files both sides use (bound at /s).
+shared_dir() {
+	rm -rf "$T/s"
+	mkdir -m 0755 "$T/s"
+	chown "$(caller_uid):$(caller_uid)" "$T/s"
+}
+
+# build_tool NAME [GCC ARGS...]: tests/integration/tool_NAME.c, compiled
+# into $T/NAME (once per test).
+build_tool() {
+	local name=$1
+	shift
+	[ -x "$T/$name" ] ||
+		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/$name" "$INTEGRATION_DIR/tool_$name.c" "$@" ||
+		fail "cannot build tool_$name.c"
+}
+
+# A project directory, $T/work/proj, writable by both callers.
+make_project() {
+	mkdir -p "$T/work/proj"
+	chmod -R a+rwX "$T/work/proj"
+}
+# in_project CMD...: CMD as $AS, started in the project directory.
+in_project() { from "$T/work/proj" "$@"; }
 
 # Every option that takes an fd but --listen-fds (which takes LISTEN_FDS),
 # with a number for it and its other argument: the numbers the issue saw
@@ -88,11 +125,69 @@ sanitizer_env() {
 	return 0
 }
 
-# Both callers, one after the other: for_each_caller FUNC runs FUNC with
+# ---- running a check ----
+# A check is a function of steps, any of which may fail.  Bash ignores
+# set -e in a function called as part of `||`, `&&`, `!`, `if` or `while`,
+# and in everything that function calls, subshells included: a check
+# called as `check || return 1` runs on past a failed step and can pass.
+# run_check CHECK [ARGS...] refuses to run there, runs CHECK in a subshell
+# of its own with set -e in force, names the step that failed, and turns a
+# non-zero status into a failure of the test (a skip stays a skip).
+# Call it, and what calls it, on a line of its own.  (run sets
+# inherit_errexit too: a failed step inside $(...) ends it, and the
+# assignment of its output fails.  A status meant to be non-zero is
+# taken with `|| rc=$?` or `|| true`.)
+run_check() {
+	local ignored rc
+	[[ $- == *e* ]] || fail "$1: run_check needs set -e on"
+	# (a run_check inside a check: the outer check's ERR trap is off
+	# here, where a status is meant to be non-zero)
+	trap - ERR
+	# Where bash ignores set -e, it ignores it in this subshell too.
+	ignored=$(set +e; (set -e; false; echo yes); true)
+	[ -z "$ignored" ] || fail "$1: called inside ||, &&, !, if or while, where bash ignores set -e and a failed step would pass unseen; call it on a line of its own"
+	set +e
+	(
+		set -e -E
+		CHECK_SUBSHELL=$BASH_SUBSHELL
+		trap 'report_failed_step $? "$BASH_COMMAND" "$LINENO"' ERR
+		"$@"
+	)
+	rc=$?
+	set -e
+	[ -z "${CHECK_SUBSHELL:-}" ] ||
+		trap 'report_failed_step $? "$BASH_COMMAND" "$LINENO"' ERR
+	case $rc in
+	0) ;;
+	77) exit 77 ;;
+	*) fail "$1${AS:+ ($AS)} failed (status $rc)" ;;
+	esac
+}
+
+# report_failed_step STATUS COMMAND LINE: run_check's ERR trap, in the
+# function where the step failed; silent in the subshells of a step (a
+# command substitution), where set -e is off and a status may be meant.
+report_failed_step() {
+	[ "$BASH_SUBSHELL" = "$CHECK_SUBSHELL" ] || return 0
+	echo "    FAIL: step \`$2\` returned $1 (${FUNCNAME[1]:-?}, ${BASH_SOURCE[1]##*/}:$3)" >&2
+}
+
+# Both callers, one after the other: for_each_caller CHECK runs CHECK with
 # $AS set to as_root, then as_user.
 for_each_caller() {
-	AS=as_root "$@" || return 1
-	AS=as_user "$@" || return 1
+	AS=as_root run_check "$@"
+	AS=as_user run_check "$@"
+}
+
+# start_servers: the host's test servers on loopback (tool_netserver.py:
+# HTTP on HTTP_PORT, echo on ECHO_PORT), ended by stop_servers when the
+# test's shell exits; $T/out, writable by both callers, for results.
+start_servers() {
+	exec {SRV}< <(exec python3 "$INTEGRATION_DIR/tool_netserver.py")
+	SERVER_PID=$!
+	trap 'stop_servers; cleanup_scratch' EXIT
+	read -r -t 20 HTTP_PORT ECHO_PORT <&"$SRV" || fail "the test servers did not start"
+	mkdir -m 0777 -p "$T/out"
 }
 
 # stop_servers: end the test servers a test started (SERVER_PID), by pid.
@@ -102,6 +197,70 @@ stop_servers() {
 		wait "$SERVER_PID" 2>/dev/null || true
 	fi
 	SERVER_PID=
+}
+
+# ---- time ----
+# now: the wall clock in seconds, with nanoseconds.
+now() { date +%s.%N; }
+# seconds_since START [FORMAT]: the seconds from START (a now) to now,
+# printed with awk's FORMAT (default %g: as precise as awk's numbers).
+seconds_since() { awk -v s="$1" -v e="$(now)" -v f="${2:-%g}" 'BEGIN { printf f "\n", e - s }'; }
+# less_than A B: is the number A less than B?
+less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# LISTEN: a server on each path given (TYPE stream or dgram first), as
+# the caller; "ready", then on EOF of stdin the number of connections
+# (or datagrams) it took.
+LISTEN='import select, socket, sys
+kind = socket.SOCK_DGRAM if sys.argv[1] == "dgram" else socket.SOCK_STREAM
+socks = []
+for path in sys.argv[2:]:
+    s = socket.socket(socket.AF_UNIX, kind)
+    s.bind(path.encode().replace(b"@", b"\0", 1) if path.startswith("@") else path)
+    if kind == socket.SOCK_STREAM:
+        s.listen(16)
+    s.setblocking(False)
+    socks.append(s)
+print("ready", flush=True)
+taken = 0
+def take(s):
+    global taken
+    while True:
+        try:
+            if kind == socket.SOCK_STREAM:
+                s.accept()[0].close()
+            else:
+                s.recv(100)
+        except BlockingIOError:
+            return
+        taken += 1
+while True:
+    ready, _, _ = select.select(socks + [sys.stdin], [], [])
+    for s in socks:
+        take(s)
+    if sys.stdin in ready and not sys.stdin.readline():
+        break
+print(taken, flush=True)'
+
+# start_listeners TYPE PATH...: LISTEN on each PATH (@NAME: abstract), as
+# $AS; stop_listeners removes the files.
+start_listeners() {
+	local line
+	LISTENING=("${@:2}")
+	coproc LISTENERS { $AS python3 -c "$LISTEN" "$@"; }
+	read -r line <&"${LISTENERS[0]}"
+	assert_eq ready "$line" "the listeners"
+}
+
+# stop_listeners: TAKEN, the connections they took.
+stop_listeners() {
+	local pid=$LISTENERS_PID sock
+	eval "exec ${LISTENERS[1]}>&-"
+	read -r TAKEN <&"${LISTENERS[0]}" || TAKEN=?
+	wait "$pid" || true
+	for sock in "${LISTENING[@]}"; do
+		case $sock in /*) rm -f "$sock" ;; esac
+	done
 }
 
 # Count this machine's mount events: the caller's mountinfo, hashed.
@@ -162,8 +321,19 @@ bwrap_as_caller() {
 # for_each_bwrap_caller FUNC: for_each_caller for a check whose every
 # step runs bwrap mode without --unshare-user (see bwrap_as_caller).
 for_each_bwrap_caller() {
-	if AS=as_root bwrap_as_caller; then AS=as_root "$@" || return 1; fi
-	AS=as_user "$@"
+	if AS=as_root bwrap_as_caller; then
+		AS=as_root run_check "$@"
+	fi
+	AS=as_user run_check "$@"
+}
+
+# have_debian_bwrap: is there a /usr/bin/bwrap (Debian's bubblewrap) for
+# a control that compares hutch with it?  Where there is none, a check
+# says so with skip_part rather than passing without its control.
+have_debian_bwrap() {
+	[ -x /usr/bin/bwrap ] && return 0
+	WHY="no /usr/bin/bwrap (Debian's bubblewrap): the control with it is not run"
+	return 1
 }
 
 # have_fresh_procfs: can $AS mount a procfs of its own in new user, mount

@@ -171,8 +171,8 @@ END {
 }'
 normal_mountinfo() { grep -E '^[0-9]+ [0-9]+ ' | awk "$MOUNT_SHAPE" | sort; }
 
-# outcome PROG ARGS...: the aspects of one run, as text to compare.
-outcome() {
+# run_aspects PROG ARGS...: the aspects of one run, as text to compare.
+run_aspects() {
 	local prog=$1 rc
 	shift
 	rc=$(run_prog "$prog" --json-status-fd 9 "$@")
@@ -194,7 +194,7 @@ inside() {
 
 # aspects PROG: every aspect of the row in OPTS and CMD.
 aspects() {
-	outcome "$1" "${OPTS[@]}" "${CMD[@]}"
+	run_aspects "$1" "${OPTS[@]}" "${CMD[@]}"
 	[ ${#CMD[@]} -eq 0 ] || inside "$1" "${OPTS[@]}"
 }
 
@@ -456,7 +456,7 @@ test_bwrap_pre_exec_failure() {
 
 # The usage line and status, and the options bwrap 0.8.0 lists (see the
 # top of this file).
-usage_line() { outcome "$@" | sed -n '1,2p'; }
+usage_line() { run_aspects "$@" | sed -n '1,2p'; }
 help_options() { $AS "$1" --help | grep -Eo '^    --[a-z0-9-]+( [A-Z]+\b)*' | sort; }
 # The options bwrap gained after 0.8.0, up to 0.11.1.
 LATER_OPTIONS='    --argv0 VALUE

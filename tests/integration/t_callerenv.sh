@@ -3,17 +3,6 @@
 # caller's checkout that another uid owns.  (The signal rule, the
 # caller's ignored signals, is tested in t_process.sh.)
 
-# A project directory, writable by both callers.
-make_project() {
-	mkdir -p "$T/work/proj"
-	chmod -R a+rwX "$T/work/proj"
-}
-
-# in_project CMD...: run CMD as $AS from the project directory.
-in_project() {
-	$AS sh -c 'cd "$0" && exec "$@"' "$T/work/proj" "$@"
-}
-
 # A HOME (or XDG_CONFIG_HOME) that names another uid's directory (su -m,
 # sudo -E, a CI step that keeps root's HOME) holds no override the caller
 # can read: the shipped profile runs, and --explain and --doctor say that

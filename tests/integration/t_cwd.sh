@@ -11,36 +11,6 @@
 
 CWD_PROFILES="default ci build net-client"
 
-# LISTEN: a unix-socket server on each path given, as the caller; prints
-# "ready", then on EOF of its stdin the number of connections it took
-# (those still queued then included: the EOF may come in the same wakeup).
-LISTEN='import os, select, socket, sys
-socks = []
-for path in sys.argv[1:]:
-    s = socket.socket(socket.AF_UNIX)
-    s.bind(path)
-    s.listen(16)
-    socks.append(s)
-print("ready", flush=True)
-taken = 0
-while True:
-    ready, _, _ = select.select(socks + [sys.stdin], [], [])
-    if sys.stdin in ready and not sys.stdin.readline():
-        for s in socks:
-            s.setblocking(False)
-            while True:
-                try:
-                    s.accept()[0].close()
-                except BlockingIOError:
-                    break
-                taken += 1
-        break
-    for s in ready:
-        if s is not sys.stdin:
-            s.accept()[0].close()
-            taken += 1
-print(taken, flush=True)'
-
 # CONNECT: "connect:ok" or "connect:ERRNO" for each path.
 CONNECT='import errno, socket, sys
 for path in sys.argv[1:]:
@@ -54,12 +24,12 @@ for path in sys.argv[1:]:
 # places: for $AS, a directory of the caller's in each place, with the
 # place's socket in it.  PLACES (starting directories, the place itself
 # where the caller may create a socket there), SOCKS, HOME_DIR, XDG_DIR.
-places() {
+make_start_places() {
 	local owner=0 tag=hutch-cwd-$$-$RANDOM
 	[ "$AS" = as_user ] && owner=$NOBODY
 	# $HOME outside /tmp, so that the /tmp rule is seen on its own.
 	HOME_DIR=/home/$tag XDG_DIR=$T/xdg.$AS RUN_DIR=/run/$tag
-	trap 'unplace; cleanup_scratch' EXIT
+	trap 'remove_start_places; cleanup_scratch' EXIT
 	mkdir -p "$HOME_DIR" "$XDG_DIR" "$RUN_DIR" "$T/work/proj"
 	chmod 0700 "$XDG_DIR"
 	chown "$owner:$owner" "$HOME_DIR" "$XDG_DIR" "$RUN_DIR"
@@ -68,28 +38,12 @@ places() {
 	PLACES="/tmp /var/tmp /dev/shm /run $RUN_DIR $XDG_DIR $HOME_DIR"
 }
 
-unplace() { rm -rf "$RUN_DIR" "$HOME_DIR" "$XDG_DIR"; }
+remove_start_places() { rm -rf "$RUN_DIR" "$HOME_DIR" "$XDG_DIR"; }
 
-start_listeners() {
-	local line
-	coproc LISTENERS { $AS python3 -c "$LISTEN" $SOCKS; }
-	read -r line <&"${LISTENERS[0]}"
-	assert_eq ready "$line" "the listeners"
-}
-
-# stop_listeners: TAKEN, the connections they accepted.
-stop_listeners() {
-	local pid=$LISTENERS_PID
-	eval "exec ${LISTENERS[1]}>&-"
-	read -r TAKEN <&"${LISTENERS[0]}" || TAKEN=?
-	wait "$pid" || true
-	rm -f $SOCKS
-}
-
-# in_sandbox DIR ARGS...: hutch ARGS from DIR, as $AS, with HOME and
+# connect_all_from DIR ARGS...: hutch ARGS from DIR, as $AS, with HOME and
 # XDG_RUNTIME_DIR set; COMMAND connects to every socket.  Its output on
 # one line, without the warning a root caller gets about --pids.
-in_sandbox() {
+connect_all_from() {
 	local dir=$1
 	shift
 	from "$dir" env HOME="$HOME_DIR" XDG_RUNTIME_DIR="$XDG_DIR" \
@@ -111,11 +65,11 @@ refusal() {
 # directory is refused, with the reason; nothing connects.
 check_guard() {
 	local dir profile out bound=""
-	places
-	start_listeners
+	make_start_places
+	start_listeners stream $SOCKS
 	for dir in $PLACES; do
 		for profile in $CWD_PROFILES; do
-			out=$(in_sandbox "$dir" --profile "$profile")
+			out=$(connect_all_from "$dir" --profile "$profile")
 			assert_match "^hutch: parse: current directory $dir: $(refusal "$dir").*; (run from a project directory|cd into the project)" \
 				"$out" "--profile $profile from $dir"
 		done
@@ -128,14 +82,14 @@ check_guard() {
 	for dir in /tmp /var/tmp /dev/shm $RUN_DIR $XDG_DIR $HOME_DIR; do
 		bound="$bound --ro-bind $dir $dir"
 	done
-	start_listeners
-	out=$(in_sandbox "$T/work/proj" --profile none --seccomp-policy none --mirror /usr --mirror /lib --mirror /lib64 \
+	start_listeners stream $SOCKS
+	out=$(connect_all_from "$T/work/proj" --profile none --seccomp-policy none --mirror /usr --mirror /lib --mirror /lib64 \
 		--mirror /bin $bound --chdir /)
 	stop_listeners
 	assert_eq "connect:ok connect:ok connect:ok connect:ok connect:ok connect:ok" \
 		"$out" "control: the places bound read-only"
 	assert_eq 6 "$TAKEN" "control: connections taken"
-	unplace
+	remove_start_places
 }
 test_cwd_guard_refuses_socket_places() { for_each_caller check_guard; }
 
@@ -143,10 +97,10 @@ test_cwd_guard_refuses_socket_places() { for_each_caller check_guard; }
 # and no socket of those places is there.
 check_project_dir() {
 	local profile out
-	places
-	start_listeners
+	make_start_places
+	start_listeners stream $SOCKS
 	for profile in $CWD_PROFILES; do
-		out=$(in_sandbox "$T/work/proj" --profile "$profile")
+		out=$(connect_all_from "$T/work/proj" --profile "$profile")
 		assert_eq "connect:ENOENT connect:ENOENT connect:ENOENT connect:ENOENT connect:ENOENT connect:ENOENT" \
 			"$out" "--profile $profile from a project directory"
 	done
@@ -154,13 +108,13 @@ check_project_dir() {
 	# $XDG_DIR (in /tmp here) bound by name, read-only, the same profile
 	# reaches them (a bound directory hands over none of its sockets:
 	# t_sockets.sh).
-	out=$(in_sandbox "$T/work/proj" --ro-bind /tmp /tmp $(for s in $SOCKS; do
+	out=$(connect_all_from "$T/work/proj" --ro-bind /tmp /tmp $(for s in $SOCKS; do
 		case $s in /tmp/*|"$RUN_DIR"/*) echo "--ro-bind $s $s" ;; esac; done))
 	stop_listeners
 	assert_eq "connect:ok connect:ENOENT connect:ENOENT connect:ok connect:ok connect:ENOENT" "$out" \
 		"control: the sockets of /tmp and the /run directory bound by name"
 	assert_eq 3 "$TAKEN" "control: connections taken"
-	unplace
+	remove_start_places
 }
 test_cwd_project_dir_has_no_host_socket() { for_each_caller check_project_dir; }
 
@@ -193,7 +147,7 @@ test_cwd_explain_says_what_the_bind_covers() { for_each_caller check_explain_cwd
 # --explain shows the refused plan with the reason (exit 125).
 check_home_refusal_explained() {
 	local out rc=0
-	places
+	make_start_places
 	out=$(from "$HOME_DIR" env HOME="$HOME_DIR" "$H" --explain true) || rc=$?
 	assert_eq 125 "$rc" "--explain of a refused plan"
 	assert_match "ro-bind +$HOME_DIR" "$out" "the plan is shown"

@@ -22,8 +22,8 @@ as_uid1001() {
 
 # Root, $NOBODY and uid 1001.
 for_each_fm_caller() {
-	for_each_caller "$@" || return 1
-	AS=as_uid1001 "$@"
+	for_each_caller "$@"
+	AS=as_uid1001 run_check "$@"
 }
 
 is_root_caller() { [ "$AS" = as_root ]; }

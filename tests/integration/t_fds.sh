@@ -7,29 +7,29 @@
 R="--ro-bind / /"
 NONE="--profile none"
 
-# outcome_of CMD...: "STATUS STDERR" of CMD as $AS, at most 10 seconds.
-outcome_of() {
+# status_and_stderr CMD...: "STATUS STDERR" of CMD as $AS, at most 10 seconds.
+status_and_stderr() {
 	local rc=0 err
 	err=$($AS timeout 10 "$@" 2>&1 >/dev/null) || rc=$?
 	echo "$rc $err"
 }
 
-# attempt PROG ARGS...: the outcome of PROG ARGS true with no fd but 0, 1
+# outcome_without_fds PROG ARGS...: the outcome of PROG ARGS true with no fd but 0, 1
 # and 2 open.
-attempt() { (without_fds outcome_of "$@" true); }
+outcome_without_fds() { (without_fds status_and_stderr "$@" true); }
 
 check_unopened_hutch() {
 	local o words
 	for o in "${FD_OPTIONS[@]}" "${HUTCH_FD_OPTIONS[@]}" "pass-fd 6" "pass-fd 9" "pass-fd 12"; do
 		read -ra words <<<"$o"
 		assert_eq "125 hutch: parse: --${words[0]} ${words[1]}: Bad file descriptor" \
-			"$(attempt "$H" $NONE $R "--${words[0]}" "${words[@]:1}")" "hutch mode: --$o, never opened"
+			"$(outcome_without_fds "$H" $NONE $R "--${words[0]}" "${words[@]:1}")" "hutch mode: --$o, never opened"
 	done
 	assert_eq "125 hutch: parse: --listen-fds: fd 3 of LISTEN_FDS=2: Bad file descriptor" \
-		"$(attempt env LISTEN_FDS=2 "$H" $NONE $R --listen-fds)" "hutch mode: --listen-fds"
+		"$(outcome_without_fds env LISTEN_FDS=2 "$H" $NONE $R --listen-fds)" "hutch mode: --listen-fds"
 	# The default profile too, and the text given the issue's example.
 	assert_eq "125 hutch: parse: --bind-fd 9: Bad file descriptor" \
-		"$(attempt "$H" --bind-fd 9 /x sh -c 'touch /x/PLANTED')" "the default profile: --bind-fd 9"
+		"$(outcome_without_fds "$H" --bind-fd 9 /x sh -c 'touch /x/PLANTED')" "the default profile: --bind-fd 9"
 }
 test_fds_unopened_refused_hutch_mode() { for_each_caller check_unopened_hutch; }
 
@@ -57,7 +57,7 @@ check_unopened_bwrap() {
 		opts=()
 		[ "${words[0]}" = userns-block-fd ] && opts=(--unshare-user --info-fd 1)
 		assert_eq "1 bwrap: $(bwrap_text "${words[@]}")" \
-			"$(attempt "$T/bwrap" $R "${opts[@]}" "--${words[0]}" "${words[@]:1}")" \
+			"$(outcome_without_fds "$T/bwrap" $R "${opts[@]}" "--${words[0]}" "${words[@]:1}")" \
 			"bwrap mode: --$o, never opened"
 	done
 }
@@ -140,7 +140,7 @@ check_held_range() {
 	bwrap_as_caller || return 0
 	assert_eq "$T/f512" "$($AS timeout 10 "$T/bwrap" $R --unshare-pid --sync-fd 3 \
 		readlink /proc/self/fd/512 3>/dev/null 512<"$T/f512" 2>&1)" "bwrap mode: fd 512 with --sync-fd"
-	[ -x /usr/bin/bwrap ] || return 0
+	have_debian_bwrap || { skip_part "$WHY"; return 0; }
 	assert_eq "$T/f512" "$($AS timeout 10 /usr/bin/bwrap $R --unshare-pid --sync-fd 3 \
 		readlink /proc/self/fd/512 3>/dev/null 512<"$T/f512" 2>&1)" "control: Debian's bwrap"
 }
@@ -149,9 +149,9 @@ test_fds_held_range_leaves_caller_fds() { for_each_caller check_held_range; }
 # An fd COMMAND keeps may not be one hutch reads, writes or closes.
 check_passed_channel() {
 	assert_eq "125 hutch: parse: fd 4, passed to COMMAND, is also the fd of --json-status-fd: an fd that hutch reads, writes or closes is never COMMAND's" \
-		"$(outcome_of "$H" $NONE $R --json-status-fd 4 --pass-fd 4 true 4>/dev/null)" \
+		"$(status_and_stderr "$H" $NONE $R --json-status-fd 4 --pass-fd 4 true 4>/dev/null)" \
 		"--pass-fd of the status fd"
 	assert_match "^125 hutch: parse: fd 5, passed to COMMAND, is also the fd of --seccomp" \
-		"$(outcome_of "$H" $NONE $R --seccomp 5 --pass-fd 5 true 5</dev/null)" "--pass-fd of a --seccomp fd"
+		"$(status_and_stderr "$H" $NONE $R --seccomp 5 --pass-fd 5 true 5</dev/null)" "--pass-fd of a --seccomp fd"
 }
 test_fds_passed_fd_is_no_channel() { for_each_caller check_passed_channel; }

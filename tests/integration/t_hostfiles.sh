@@ -31,8 +31,6 @@ plant() {
 		esac' "$P" "$kind" "$name" "$target" || fail "the sandbox could not plant a $kind"
 }
 
-# in_project CMD...: CMD as $AS, from $P.
-in_project() { from "$P" "$@"; }
 
 # The architecture's number of bpf(2), refused by the default policy.
 bpf_nr() {
@@ -57,7 +55,7 @@ check_report_symlink_not_followed() {
 	echo 'echo precious' >"$victim"
 	[ "$AS" = as_root ] || chown $NOBODY:$NOBODY "$victim"
 	plant symlink agent.jsonl "$victim"
-	in_project $BOUND "$H" $NONE --report agent.jsonl true 2>"$T/err" || rc=$?
+	from "$P" $BOUND "$H" $NONE --report agent.jsonl true 2>"$T/err" || rc=$?
 	assert_eq "0 " "$rc $(cat "$T/err")" "second run, the link in place"
 	assert_eq "echo precious" "$(cat "$victim")" "the link's target (truncated?)"
 	[ -f "$P/agent.jsonl" ] && [ ! -L "$P/agent.jsonl" ] || fail "agent.jsonl is not a new regular file"
@@ -65,7 +63,7 @@ check_report_symlink_not_followed() {
 	# A run with a refusal: its line goes to the new file, escaped.
 	plant symlink agent.jsonl "$victim"
 	rc=0
-	in_project $BOUND "$H" $NONE --report agent.jsonl python3 -c '
+	from "$P" $BOUND "$H" $NONE --report agent.jsonl python3 -c '
 import ctypes
 libc = ctypes.CDLL(None)
 libc.prctl(15, b"$(id>~/PWNED)", 0, 0, 0)
@@ -90,7 +88,7 @@ check_report_fifo_no_hang() {
 	local rc=0
 	project
 	plant fifo agent.jsonl
-	in_project $BOUND "$H" $NONE --timeout 5 --report agent.jsonl true 2>"$T/err" || rc=$?
+	from "$P" $BOUND "$H" $NONE --timeout 5 --report agent.jsonl true 2>"$T/err" || rc=$?
 	assert_eq "0 " "$rc $(cat "$T/err")" "exit status and message (137: hung, killed)"
 	[ -f "$P/agent.jsonl" ] && [ ! -p "$P/agent.jsonl" ] || fail "the FIFO is still there"
 }
@@ -101,7 +99,7 @@ check_report_socket_replaced() {
 	local rc=0
 	project
 	plant socket agent.jsonl
-	in_project $BOUND "$H" $NONE --report agent.jsonl true 2>"$T/err" || rc=$?
+	from "$P" $BOUND "$H" $NONE --report agent.jsonl true 2>"$T/err" || rc=$?
 	assert_eq "0 " "$rc $(cat "$T/err")" "exit status and message"
 	[ -f "$P/agent.jsonl" ] && [ ! -S "$P/agent.jsonl" ] || fail "the socket is still there"
 }
@@ -112,7 +110,7 @@ check_report_directory_refused() {
 	local rc=0
 	project
 	plant dir agent.jsonl
-	in_project $BOUND "$H" $NONE --report agent.jsonl true 2>"$T/err" || rc=$?
+	from "$P" $BOUND "$H" $NONE --report agent.jsonl true 2>"$T/err" || rc=$?
 	assert_eq "125 hutch: report: agent.jsonl: a directory stands there" "$rc $(cat "$T/err")" \
 		"exit status and message"
 	[ -d "$P/agent.jsonl" ] || fail "the directory is gone"
@@ -129,7 +127,7 @@ check_report_parent_symlink_refused() {
 	mkdir "$outside"
 	[ "$AS" = as_root ] || chown $NOBODY:$NOBODY "$outside"
 	plant symlink out "$outside"
-	in_project $BOUND "$H" $NONE --report out/agent.jsonl true 2>"$T/err" || rc=$?
+	from "$P" $BOUND "$H" $NONE --report out/agent.jsonl true 2>"$T/err" || rc=$?
 	assert_eq "125 hutch: report: out/agent.jsonl: a symbolic link on the way to its directory (refused: links are not followed)" \
 		"$rc $(cat "$T/err")" "exit status and message"
 	assert_eq "" "$(ls -A "$outside")" "nothing written outside"
@@ -141,11 +139,11 @@ test_report_parent_symlink_refused() { for_each_caller check_report_parent_symli
 check_report_fresh_each_run() {
 	local first
 	project
-	in_project $BOUND "$H" $NONE --report agent.jsonl true
+	from "$P" $BOUND "$H" $NONE --report agent.jsonl true
 	ln "$P/agent.jsonl" "$P/held"
 	first=$(stat -c %i "$P/agent.jsonl")
 	echo kept >"$P/held"
-	in_project $BOUND "$H" $NONE --report agent.jsonl true
+	from "$P" $BOUND "$H" $NONE --report agent.jsonl true
 	[ "$(stat -c %i "$P/agent.jsonl")" != "$first" ] || fail "the same inode was reused"
 	assert_eq kept "$(cat "$P/held")" "the old report's inode (truncated?)"
 }
@@ -162,7 +160,7 @@ profile_refused() {
 	fifo-link) plant fifo real; plant symlink p real ;;
 	*) plant "$kind" p ;;
 	esac
-	in_project $BOUND "$H" --profile ./p true 2>"$T/err" || rc=$?
+	from "$P" $BOUND "$H" --profile ./p true 2>"$T/err" || rc=$?
 	assert_eq "125 hutch: parse: profile ./p: $why" "$rc $(cat "$T/err")" \
 		"--profile ./p, a $kind (137: hung, killed)"
 }
@@ -182,7 +180,7 @@ test_profile_of_another_user_refused() {
 	printf 'setenv X y\n' >"$T/theirs"
 	chown $NOBODY:$NOBODY "$T/theirs"
 	ln -s "$T/theirs" "$P/p"
-	AS=as_root in_project $BOUND "$H" --profile ./p true 2>"$T/err" || rc=$?
+	AS=as_root from "$P" $BOUND "$H" --profile ./p true 2>"$T/err" || rc=$?
 	assert_eq "125 hutch: parse: profile ./p: owned by another user (neither you nor root)" \
 		"$rc $(cat "$T/err")" "root, a profile of uid $NOBODY"
 }
@@ -201,7 +199,7 @@ check_policy_fifo_refused() {
 	local rc=0
 	project
 	plant fifo pol
-	in_project $BOUND "$H" $NONE --seccomp-policy ./pol true 2>"$T/err" || rc=$?
+	from "$P" $BOUND "$H" $NONE --seccomp-policy ./pol true 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "exit status (137: hung, killed)"
 	assert_match "pol: not a regular file \(a FIFO\)$" "$(cat "$T/err")" "message"
 }
@@ -221,14 +219,14 @@ check_include_beside_the_profile() {
 	printf 'ro-bind / /\nsetenv FROM project\n' >"$T/planted"
 	cp "$T/planted" "$P/base"
 	[ "$AS" = as_root ] || chown $NOBODY:$NOBODY "$P/base"
-	out=$(in_project env XDG_CONFIG_HOME="$x" $BOUND "$H" --profile mine -- \
+	out=$(from "$P" env XDG_CONFIG_HOME="$x" $BOUND "$H" --profile mine -- \
 		sh -c 'echo "$FROM"' 2>"$T/err") || rc=$?
 	assert_eq "0 beside" "$rc $out" "the included base"
 	# A name without a slash is never looked up in the current directory.
 	rc=0
-	in_project env XDG_CONFIG_HOME="$x" $BOUND "$H" --profile nosuch true 2>"$T/err" || rc=$?
+	from "$P" env XDG_CONFIG_HOME="$x" $BOUND "$H" --profile nosuch true 2>"$T/err" || rc=$?
 	cp "$T/planted" "$P/nosuch"
-	in_project env XDG_CONFIG_HOME="$x" $BOUND "$H" --profile nosuch true 2>"$T/err" || rc=$?
+	from "$P" env XDG_CONFIG_HOME="$x" $BOUND "$H" --profile nosuch true 2>"$T/err" || rc=$?
 	assert_eq 125 "$rc" "--profile nosuch with ./nosuch in the project"
 	assert_match "^hutch: parse: profile nosuch: not found in " "$(cat "$T/err")" "message"
 }

@@ -28,8 +28,8 @@ installed_files() {
 	(cd "$1" && find . ! -type d | sed 's|^\./|/|' | sort)
 }
 
-# as_uid CMD...: CMD as $INSTALL_UID from $T/work.
-as_uid() {
+# as_installer CMD...: CMD as $INSTALL_UID from $T/work.
+as_installer() {
 	(cd "$T/work" && setpriv --reuid=$INSTALL_UID --regid=$INSTALL_UID --clear-groups \
 		env -i PATH=/usr/bin:/bin HOME=/nonexistent "$@")
 }
@@ -63,11 +63,11 @@ $p/share/zsh/site-functions/_hutch"
 		fail "installed hutch as root: $out"
 	assert_eq "0
 ro" "$out" "installed hutch as root, profile ci"
-	out=$(as_uid "$r$p/bin/hutch" --profile ci -- sh -c 'id -u; touch /usr/x 2>/dev/null || echo ro') ||
+	out=$(as_installer "$r$p/bin/hutch" --profile ci -- sh -c 'id -u; touch /usr/x 2>/dev/null || echo ro') ||
 		fail "installed hutch as uid $INSTALL_UID: $out"
 	assert_eq "$INSTALL_UID
 ro" "$out" "installed hutch as uid $INSTALL_UID, profile ci"
-	out=$(as_uid "$r$p/bin/hutch" --explain --profile ci)
+	out=$(as_installer "$r$p/bin/hutch" --explain --profile ci)
 	assert_match "\(shipped\)/ci" "$out" "the profile read is the built-in one"
 
 	# Completions load and complete from the option table.

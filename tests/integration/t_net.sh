@@ -7,16 +7,12 @@
 # here are told to use the proxy for it all the same (--noproxy ''); a
 # plain connect() reaches the same (t_netconnect.sh).
 
-# The servers, and the client copied where the sandbox sees it (the
-# bound current directory).  HTTP_PORT, ECHO_PORT.
-start_servers() {
-	exec {SRV}< <(exec python3 "$here/tool_netserver.py")
-	SERVER_PID=$!
-	trap 'stop_servers; cleanup_scratch' EXIT
-	read -r -t 20 HTTP_PORT ECHO_PORT <&"$SRV" || fail "the test servers did not start"
+# The servers (lib.sh), and the client copied where the sandbox sees it
+# (the bound current directory).  HTTP_PORT, ECHO_PORT.
+start_servers_and_client() {
+	start_servers
 	cp "$here/tool_netclient.py" "$T/work/netclient.py"
 	chmod 0644 "$T/work/netclient.py"
-	mkdir -m 0777 -p "$T/out"
 }
 
 # in_sandbox RULE CMD...: CMD under hutch with --allow-net RULE, bounded;
@@ -50,7 +46,7 @@ $want" "$out" "plain HTTP, CONNECT, the ::1 listener, SOCKS5 and urllib"
 	assert_no_match "Proxy-" "$out" "the proxy's own headers are dropped"
 }
 test_net_allowed_curl_and_urllib() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_allowed_curl_and_urllib
 }
 
@@ -81,7 +77,7 @@ hello from port $HTTP_PORT
 		"$(cat "$T/err")" "without a report, the first refusal is named"
 }
 test_net_refused_port_is_403_and_reported() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_refused_port
 }
 
@@ -124,7 +120,7 @@ hello from port $HTTP_PORT" "$out" "a rule naming the address itself reaches it"
 		"a name that does not resolve"
 }
 test_net_wildcard_never_reaches_localhost() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_never_localhost_by_name
 }
 
@@ -138,7 +134,7 @@ echo ok 1048576" "$out" "CONNECT and SOCKS5 tunnels carry every byte back"
 	assert_eq "" "$(cat "$T/err")" "quiet"
 }
 test_net_connect_tunnel_byte_exact() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_tunnel_echo
 }
 
@@ -156,7 +152,7 @@ check_bad_clients() {
 	assert_match "^hutch: 2 network requests refused" "$(cat "$T/err")" "both refusals counted"
 }
 test_net_bad_clients_refused_transfer_completes() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_bad_clients
 }
 
@@ -169,7 +165,7 @@ check_flood() {
 		"$(cat "$T/err")" "and counted"
 }
 test_net_too_many_connections_refused() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_flood
 }
 
@@ -185,10 +181,6 @@ descendant_named() {
 	return 1
 }
 
-now() { date +%s.%N; }
-elapsed() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.1f", e - s }'; }
-less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-
 # COMMAND ends with a tunnel open, and hutch with it; then SIGTERM to
 # hutch with a tunnel open.
 check_teardown_with_open_connections() {
@@ -198,7 +190,7 @@ check_teardown_with_open_connections() {
 		: > /tmp/held; python3 netclient.py hold localhost "$1" > /tmp/held &
 		i=0; until grep -q held /tmp/held || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done
 		grep -q held /tmp/held && exit 7' sh "$ECHO_PORT" || rc=$?
-	took=$(elapsed "$start")
+	took=$(seconds_since "$start" %.1f)
 	assert_eq 7 "$rc" "COMMAND's status, with its tunnel up"
 	less_than "$took" 5 || fail "hutch took ${took}s to end with a tunnel open"
 	rm -f "$T/out/held"
@@ -211,12 +203,12 @@ check_teardown_with_open_connections() {
 	kill -TERM "$(descendant_named "$pid" hutch)" || fail "no hutch under $pid"
 	rc=0
 	wait "$pid" || rc=$?
-	took=$(elapsed "$start")
+	took=$(seconds_since "$start" %.1f)
 	assert_eq 143 "$rc" "SIGTERM ends COMMAND"
 	less_than "$took" 10 || fail "hutch took ${took}s after SIGTERM with a tunnel open"
 }
 test_net_teardown_with_connections_open() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_teardown_with_open_connections
 }
 
@@ -238,7 +230,7 @@ ConnectionRefusedError 111"
 connected" "$out" "without the proxy: the rule's host port (plain connect), nothing else; the proxy, yes"
 }
 test_net_ignoring_the_proxy_reaches_only_the_rules() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_no_way_around
 }
 
@@ -266,7 +258,7 @@ ConnectionRefusedError 111" "$out" "no proxy variable, no listener"
 		"the check sees the proxy when there is one"
 }
 test_net_nothing_without_allow_net() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_nothing_without_allow_net
 }
 
@@ -330,7 +322,7 @@ check_worker_confined() {
 	assert_match "allowed" "$(cat "$report")" "its connection reported by the supervisor"
 }
 test_net_worker_confined() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_worker_confined
 }
 
@@ -351,7 +343,7 @@ check_pipelined_request_dropped() {
 		"$out" "a body in chunks is refused: its end would be unknown"
 }
 test_net_pipelined_request_never_reaches_another_host() {
-	start_servers
+	start_servers_and_client
 	for_each_caller check_pipelined_request_dropped
 }
 

@@ -49,18 +49,6 @@ private_tmp() {
 	"$@"
 }
 
-# tagged TAG: the processes whose command line or environment holds TAG,
-# not counting the search itself (the bracket keeps grep's own command
-# line from matching; lib.sh's processes_tagged can find grep).  As root
-# and as the unprivileged uid, for a root without CAP_SYS_PTRACE.
-tagged() {
-	{
-		grep -l -a -- "[${1:0:1}]${1:1}" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
-		setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-			grep -l -a -- "[${1:0:1}]${1:1}" /proc/[0-9]*/cmdline /proc/[0-9]*/environ
-	} 2>/dev/null | sed 's#/proc/\([0-9]*\)/.*#\1#' | sort -u
-}
-
 # new_tag: a string unique to this run, in TAG.
 new_tag() { TAG=hutch-tag-$$-$RANDOM$RANDOM; }
 
@@ -68,7 +56,7 @@ new_tag() { TAG=hutch-tag-$$-$RANDOM$RANDOM; }
 # line) and kill what is tagged $TAG.
 leftovers() {
 	local p
-	for p in $(tagged "$TAG"); do
+	for p in $(processes_tagged "$TAG"); do
 		{ echo "$p" $(grep -E '^(State|PPid|NSpid):' /proc/$p/status) $(tr '\0' ' ' </proc/$p/cmdline); } 2>/dev/null
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -127,7 +115,7 @@ check_leaked_log_pipe() {
 	new_tag
 	$AS env HUTCH_FAULT=clone:leak-log HUTCH_TEST_TAG="$TAG" \
 		timeout 5 "$T/hutch-fault" $BASE sh -c 'exit 7' >"$T/out" 2>"$T/err" || rc=$?
-	leaked=$(tagged "$TAG")
+	leaked=$(processes_tagged "$TAG")
 	comm=$(cat /proc/$leaked/comm 2>/dev/null) || true
 	[ -z "$leaked" ] || kill -KILL $leaked
 	assert_eq 7 "$rc" "status with the log pipe held outside ($(cat "$T/err"))"
@@ -152,7 +140,7 @@ test_daemon_does_not_hold_hutch() { in_private_tmp for_each_caller check_daemon;
 
 # ---- every stage, three ways ----
 
-STAGES_C=$TOOL_DIR/../../sandbox/stages.c
+STAGES_C=$INTEGRATION_DIR/../../sandbox/stages.c
 
 # The stage names, in order, from the stage table; read once, before a
 # private /tmp can hide a source tree that lives there.
@@ -283,9 +271,6 @@ test_random_sigkill_leaves_nothing() { in_private_tmp for_each_caller random_kil
 
 # ---- teardown ----
 
-now() { date +%s.%N; }
-since() { awk -v s="$1" -v e="$(now)" 'BEGIN { print e - s }'; }
-
 # term_box BOUND: SIGTERM to the hutch of start_box, then wait (at most
 # BOUND seconds) for it to end.  Its status in RC, the time in TOOK.
 term_box() {
@@ -294,7 +279,7 @@ term_box() {
 	start=$(now)
 	kill -TERM "$hp"
 	wait_gone "$1" "$hp" || { kill -KILL "$hp"; fail "hutch still runs $1 s after SIGTERM"; }
-	TOOK=$(since "$start")
+	TOOK=$(seconds_since "$start")
 	RC=0
 	wait "$BG" || RC=$?
 }
@@ -421,13 +406,13 @@ test_fuse_server_killed_last() {
 
 # ---- timeout and forwarded signals ----
 
-# elapsed CMD...: CMD as $AS, status in RC, seconds taken in TOOK.
-elapsed() {
+# run_timed CMD...: CMD as $AS, status in RC, seconds taken in TOOK.
+run_timed() {
 	local start
 	start=$(now)
 	RC=0
 	$AS timeout 20 "$@" >"$T/out" 2>"$T/err" || RC=$?
-	TOOK=$(since "$start")
+	TOOK=$(seconds_since "$start")
 }
 
 # between LOW HIGH WHAT: LOW <= TOOK < HIGH.
@@ -437,12 +422,12 @@ between() {
 }
 
 check_timeout() {
-	elapsed "$H" $BASE --timeout 1 sleep 600
+	run_timed "$H" $BASE --timeout 1 sleep 600
 	assert_eq 124 "$RC" "--timeout ($(cat "$T/err"))"
 	assert_match "^hutch: run: COMMAND stopped after the timeout of 1s$" "$(cat "$T/err")" "message"
 	between 1 3 "--timeout 1"
 	# COMMAND ignores SIGTERM: SIGKILL after the grace, still 124.
-	elapsed "$H" $BASE --timeout 1 --kill-after 1 sh -c 'trap "" TERM; sleep 600'
+	run_timed "$H" $BASE --timeout 1 --kill-after 1 sh -c 'trap "" TERM; sleep 600'
 	assert_eq 124 "$RC" "--timeout when SIGKILL was needed ($(cat "$T/err"))"
 	between 2 4 "--timeout 1 --kill-after 1"
 }

@@ -7,13 +7,6 @@ BASE="--profile none --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/li
 # box ARGS...: hutch as $AS with the base tree, then ARGS.
 box() { $AS "$H" $BASE "$@"; }
 
-# shared_dir: $T/s, owned by the caller, for fifos and files both sides use.
-shared_dir() {
-	mkdir -p "$T/s"
-	[ "$AS" = as_user ] && chown $NOBODY:$NOBODY "$T/s"
-	rm -f "$T/s"/*
-}
-
 # The environment COMMAND sees, but PWD, which hutch (like bwrap) always
 # sets to the working directory.
 env_without_pwd() {
@@ -235,10 +228,6 @@ check_orphans() {
 }
 test_orphans_are_reaped() { for_each_caller check_orphans; }
 
-# tagged TAG: the processes holding TAG, but not the search itself (a
-# bracket in the pattern keeps grep's own command line from matching).
-tagged() { processes_tagged "[${1:0:1}]${1:1}"; }
-
 # The parent: a shell that starts LAUNCHER ARGS in the background and
 # waits.  COMMAND holds the write end of the fifo $T/s/hold and says "up"
 # on it; this test then drops its own write end, kills the parent and
@@ -257,11 +246,11 @@ check_die_with_parent() {
 	assert_eq "up" "$line" "$launcher: COMMAND started ($(cat "$T/s/err"))"
 	kill -KILL "$(cat "$T/s/pid")"
 	if ! timeout 20 cat <&4; then
-		for p in $(tagged "$tag"); do kill -KILL "$p"; done
+		for p in $(processes_tagged "$tag"); do kill -KILL "$p"; done
 		fail "$launcher: COMMAND outlived its parent"
 	fi
 	exec 4<&-
-	assert_eq "" "$(tagged "$tag")" "$launcher: nothing of the sandbox is left"
+	assert_eq "" "$(processes_tagged "$tag")" "$launcher: nothing of the sandbox is left"
 }
 check_die_with_parent_modes() {
 	check_die_with_parent "$H" $BASE
@@ -282,8 +271,8 @@ SESSION='read -r pid comm state ppid pgrp sid tty rest </proc/self/stat
 (exec 3</dev/tty) 2>/dev/null && c=ctty || c=no-ctty
 echo "sid=$sid tty=$([ "$tty" = 0 ] && echo none || echo some) $c"'
 
-# in_pty ARGS...: hutch ARGS running $SESSION (from /s), under script, as $AS.
-in_pty() {
+# session_in_pty ARGS...: hutch ARGS running $SESSION (from /s), under script, as $AS.
+session_in_pty() {
 	printf '%s\n' "$SESSION" >"$T/s/session.sh"
 	$AS script -qec "$(printf '%q ' sh -c 'read -r _ _ _ _ _ CALLER_SID _ </proc/self/stat; export CALLER_SID; exec "$0" "$@"' \
 		"$H" "$@" sh /s/session.sh)" /dev/null |
@@ -296,11 +285,11 @@ check_new_session() {
 	local outside=0
 	have_fresh_procfs || outside=caller
 	shared_dir
-	assert_eq "sid=$outside tty=some ctty" "$(in_pty $BASE --no-pty --bind "$T/s" /s)" \
+	assert_eq "sid=$outside tty=some ctty" "$(session_in_pty $BASE --no-pty --bind "$T/s" /s)" \
 		"without --new-session: the caller's session (outside) and terminal"
-	assert_eq "sid=2 tty=none no-ctty" "$(in_pty $BASE --no-pty --bind "$T/s" /s --new-session)" \
+	assert_eq "sid=2 tty=none no-ctty" "$(session_in_pty $BASE --no-pty --bind "$T/s" /s --new-session)" \
 		"--new-session: a session of its own, no controlling terminal"
-	assert_eq "sid=2 tty=none no-ctty" "$(in_pty --no-pty --bind "$T/s" /s)" \
+	assert_eq "sid=2 tty=none no-ctty" "$(session_in_pty --no-pty --bind "$T/s" /s)" \
 		"the default profile starts a new session"
 }
 test_new_session() { for_each_caller check_new_session; }

@@ -1,17 +1,12 @@
 # The shipped profiles: a representative program under each, and one
 # thing each must forbid.  Run from a project directory in $T/work.
 
-# A small C project, writable by both callers.
-make_project() {
-	mkdir -p "$T/work/proj"
+# A small C project (lib.sh's make_project), writable by both callers.
+make_c_project() {
+	make_project
 	printf '#include <stdio.h>\nint main(void) { puts("built"); return 0; }\n' >"$T/work/proj/hello.c"
 	printf 'hello: hello.c\n\tcc -o hello hello.c\n' >"$T/work/proj/Makefile"
-	chmod -R a+rwX "$T/work/proj"
-}
-
-# in_project CMD...: run CMD as $AS from the project directory.
-in_project() {
-	$AS sh -c 'cd "$0" && exec "$@"' "$T/work/proj" "$@"
+	chmod a+rw "$T/work/proj/hello.c" "$T/work/proj/Makefile"
 }
 
 # A TCP listener on the host's loopback, accepting once: PORT is its
@@ -38,7 +33,7 @@ except OSError as e:
     print("refused:", e.errno)'
 
 check_ci_builds_and_has_no_network() {
-	make_project
+	make_c_project
 	local out
 	out=$(in_project "$T/hutch" --profile ci make 2>&1)
 	[ -x "$T/work/proj/hello" ] || fail "ci: make did not build into the current directory: $out"
@@ -52,7 +47,7 @@ check_ci_builds_and_has_no_network() {
 test_profile_ci() { for_each_caller check_ci_builds_and_has_no_network; }
 
 check_build_writes_cwd_not_system() {
-	make_project
+	make_c_project
 	in_project "$T/hutch" --profile build make >/dev/null 2>&1
 	[ -x "$T/work/proj/hello" ] || fail "build: make did not build"
 	assert_match "Read-only file system" "$(in_project "$T/hutch" --profile build touch /usr/x 2>&1)" \
@@ -62,7 +57,7 @@ check_build_writes_cwd_not_system() {
 test_profile_build() { for_each_caller check_build_writes_cwd_not_system; }
 
 check_default_python_readonly_cwd() {
-	make_project
+	make_c_project
 	assert_eq "3" "$(in_project "$T/hutch" python3 -c 'print(1 + 2)')" "default: python3 runs"
 	assert_match "Read-only file system" \
 		"$(in_project "$T/hutch" python3 -c 'open("x", "w")' 2>&1)" "default: the cwd is read-only"
@@ -72,7 +67,7 @@ test_profile_default() { for_each_caller check_default_python_readonly_cwd; }
 
 # A decoder: base64 input bound read-only, output through fd 3.
 check_desktop_helper() {
-	make_project
+	make_c_project
 	printf 'aHV0Y2gK' >"$T/work/proj/in.b64"
 	chmod a+r "$T/work/proj/in.b64"
 	in_project sh -c '"$0" --profile desktop-helper --ro-bind "$1" /input \
@@ -90,7 +85,7 @@ test_profile_desktop_helper() {
 }
 
 check_net_client() {
-	make_project
+	make_c_project
 	local out
 	start_listener
 	out=$(in_project "$T/hutch" --profile net-client python3 -c "$CONNECT" "$PORT")
@@ -178,7 +173,7 @@ swapped_run() {
 	local dir=$1 path=$2 target=$3 pid fifo="$T/hold.$$"
 	shift 3
 	mkfifo -m 0666 "$fifo"
-	(from "$dir" env HOME="$target" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$fifo" \
+	(set +e; from "$dir" env HOME="$target" HUTCH_FAULT=mounts:hold HUTCH_FAULT_HOLD="$fifo" \
 		"$T/hutch-fault" "$@" >"$T/out.$$" 2>&1; echo $? >"$T/rc.$$") &
 	pid=$!
 	exec 9>"$fifo"	# returns once set-up holds (the reader is there)
@@ -216,7 +211,7 @@ test_guard_sees_the_bound_object() { need_fault_build; for_each_caller check_gua
 # for root too, whatever this machine can enforce of its limits.
 check_profiles_quiet() {
 	local p err names
-	make_project
+	make_c_project
 	names=$(ls "$here/../../profiles" | grep -v '^seccomp$')
 	[ "$(printf '%s\n' "$names" | wc -l)" -ge 6 ] || fail "shipped profiles not found: [$names]"
 	for p in $names; do
@@ -231,7 +226,7 @@ test_profiles_run_quietly() { for_each_caller check_profiles_quiet; }
 # resolution reads are there, with the host's contents.
 check_share_net_resolves() {
 	local p out names
-	make_project
+	make_c_project
 	names=$(ls "$here/../../profiles" | grep -vx -e seccomp -e system)
 	for p in $names; do
 		# (one program a run: desktop-helper's policy allows no fork)
@@ -252,7 +247,7 @@ check_profile_lookup() {
 	printf 'include default\nsetenv FROM_XDG yes\n' >"$x/hutch/profiles/mine"
 	head -c 1100000 /dev/zero | tr '\0' '#' >"$x/hutch/profiles/huge"
 	chmod -R a+rX "$x"
-	make_project
+	make_c_project
 	assert_eq yes "$(in_project env XDG_CONFIG_HOME="$x" "$T/hutch" --profile mine printenv FROM_XDG)" \
 		"a profile of \$XDG_CONFIG_HOME/hutch/profiles"
 	rc=0; err=$($AS env XDG_CONFIG_HOME="$x" "$T/hutch" --profile adir true 2>&1) || rc=$?
@@ -310,7 +305,7 @@ check_passwd_fallback() {
 	mkdir -p "$x/hutch/profiles"
 	printf 'include default\nsetenv WHO ${USER}:${HOME}\n' >"$x/hutch/profiles/who"
 	chmod -R a+rX "$x"
-	make_project
+	make_c_project
 	out=$(cd "$T/work/proj" && setpriv --reuid="$uid" --regid="$uid" --clear-groups \
 		env -i PATH=/usr/bin:/bin XDG_CONFIG_HOME="$x" ${3:-} $(sanitizer_env) \
 		"$T/hutch" --profile who printenv WHO 2>&1) || fail "uid $uid ${3:-without HOME} and USER: $out"

@@ -13,13 +13,12 @@
 
 R="--ro-bind / /"
 REAL=/usr/bin/bwrap
-PROTO_SRC_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # each_prog FUNC: FUNC with PROG the bwrap link, then Debian's bwrap.
 each_prog() {
-	PROG=$T/bwrap "$1" || return 1
-	[ -x "$REAL" ] || return 0
-	PROG=$REAL "$1"
+	PROG=$T/bwrap run_check "$1"
+	have_debian_bwrap || { skip_part "$WHY"; return 0; }
+	PROG=$REAL run_check "$1"
 }
 with_both() { for_each_caller each_prog "$1"; }
 # with_both_rootns FUNC: with_both for a check that makes no user
@@ -136,7 +135,7 @@ check_launcher() {
 	have_hostname_in_userns || name=
 	got=$(run_launcher "$T/hutch" $name)
 	assert_eq "${LAUNCH_EXPECTED/from box/from ${name:-$(hostname)}}" "$got" "the launcher with the bwrap link"
-	[ -x "$REAL" ] || return 0
+	have_debian_bwrap || { skip_part "$WHY"; return 0; }
 	assert_eq "$got" "$(run_launcher "$REAL" $name)" "the launcher with $REAL and with the link"
 }
 test_protocol_script_for_bwrap_runs_unchanged() { write_launcher; for_each_bwrap_caller check_launcher; }
@@ -225,7 +224,7 @@ test_protocol_userns_block_fd() { with_both check_userns_block_fd; }
 # (bwrap's child closes it right after clone), so EOF comes as soon as
 # the info is written.  MODE_ARGS: --profile none in hutch mode.
 info_flow() {
-	cp "$PROTO_SRC_DIR/tool_info_flow.py" "$T/info_flow.py"
+	cp "$INTEGRATION_DIR/tool_info_flow.py" "$T/info_flow.py"
 	$AS timeout 60 python3 "$T/info_flow.py" "$@" 2>&1 | paste -sd' ' -
 }
 
@@ -283,14 +282,6 @@ test_protocol_lock_file() { for_each_bwrap_caller check_lock_file; }
 
 # ---- --userns, --userns2, --pidns ----
 
-# build_tool NAME LIBS...: tests/integration/tool_proto_NAME.c as $T/NAME.
-build_tool() {
-	local name=$1
-	shift
-	[ -x "$T/$name" ] || gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/$name" \
-		"$PROTO_SRC_DIR/tool_proto_$name.c" "$@" || fail "cannot build tool_proto_$name"
-}
-
 # in_joined ARGS...: PROG as $AS with the helper's namespaces on fds 6 to
 # 8, opened as $AS (see ns_inode).
 in_joined() {
@@ -302,7 +293,7 @@ in_joined() {
 check_join() {
 	local nspid
 	fresh
-	start "$T/ns"
+	start "$T/proto_ns"
 	read -r NS_USER NS_PID NS_USER2 <&"$OUT" || fail "tool_proto_ns did not start"
 	assert_match "^user:\[[0-9]+\].pid:\[[0-9]+\]$" "$($AS readlink "$NS_USER" "$NS_PID" | paste -sd' ')" \
 		"the helper's namespaces"
@@ -321,7 +312,7 @@ check_join() {
 	#	"$PROG: --pidns with --unshare-pid: a child of the given pid namespace"
 	finish
 }
-test_protocol_join_namespaces() { build_tool ns; with_both check_join; }
+test_protocol_join_namespaces() { build_tool proto_ns; with_both check_join; }
 
 # ---- --bind-fd, --ro-bind-fd ----
 
@@ -342,9 +333,9 @@ test_protocol_bind_fd() { with_both_rootns check_bind_fd; }
 
 # Two programs: uname(2) fails with EPERM; mkdir(2) with ENOSPC.
 make_filters() {
-	build_tool bpf -lseccomp
-	"$T/bpf" uname 1 >"$T/uname.bpf"
-	"$T/bpf" mkdir 28 mkdirat 28 >"$T/mkdir.bpf"
+	build_tool proto_bpf -lseccomp
+	"$T/proto_bpf" uname 1 >"$T/uname.bpf"
+	"$T/proto_bpf" mkdir 28 mkdirat 28 >"$T/mkdir.bpf"
 }
 
 SECCOMP_PROBE='uname; mkdir /tmp/d && echo made; grep ^Seccomp /proc/self/status | tr "\t" " "'
@@ -367,8 +358,8 @@ test_protocol_seccomp() { make_filters; with_both_rootns check_seccomp; }
 
 # ---- --disable-userns, --assert-userns-disabled ----
 
-# outcome_of ARGS...: "STATUS OUTPUT" of PROG as $AS.
-outcome_of() {
+# prog_status_and_output ARGS...: "STATUS OUTPUT" of PROG as $AS.
+prog_status_and_output() {
 	local out rc=0
 	out=$($AS "$PROG" "$@" 2>&1) || rc=$?
 	echo "$rc $out"
@@ -376,12 +367,12 @@ outcome_of() {
 
 check_userns_disabled() {
 	assert_eq "1 unshare: unshare failed: No space left on device" \
-		"$(outcome_of $R --unshare-user --disable-userns unshare -U true)" \
+		"$(prog_status_and_output $R --unshare-user --disable-userns unshare -U true)" \
 		"$PROG: --disable-userns: a nested user namespace"
-	assert_eq "0 " "$(outcome_of $R --unshare-user --disable-userns --assert-userns-disabled true)" \
+	assert_eq "0 " "$(prog_status_and_output $R --unshare-user --disable-userns --assert-userns-disabled true)" \
 		"$PROG: --assert-userns-disabled after --disable-userns"
 	assert_eq "1 bwrap: creation of new user namespaces was not disabled as requested" \
-		"$(outcome_of $R --unshare-user --assert-userns-disabled true)" \
+		"$(prog_status_and_output $R --unshare-user --assert-userns-disabled true)" \
 		"$PROG: --assert-userns-disabled alone"
 }
 test_protocol_userns_disabled() { needs_writable_proc_sys; with_both check_userns_disabled; }
@@ -391,14 +382,14 @@ test_protocol_userns_disabled() { needs_writable_proc_sys; with_both check_usern
 check_labels() {
 	[ ! -e /sys/fs/selinux/enforce ] || skip "SELinux is enabled here"
 	assert_eq "1 bwrap: labeling not supported on this system" \
-		"$(outcome_of $R --exec-label system_u:system_r:bin_t:s0 true)" "$PROG: --exec-label"
+		"$(prog_status_and_output $R --exec-label system_u:system_r:bin_t:s0 true)" "$PROG: --exec-label"
 	assert_eq "1 bwrap: labeling not supported on this system" \
-		"$(outcome_of $R --file-label system_u:object_r:tmp_t:s0 true)" "$PROG: --file-label"
+		"$(prog_status_and_output $R --file-label system_u:object_r:tmp_t:s0 true)" "$PROG: --file-label"
 }
 check_labels_hutch() {
 	PROG=$T/hutch
 	assert_match "^125 hutch: [a-z]+: .*label.*SELinux" \
-		"$(outcome_of --profile none $R --exec-label system_u:system_r:bin_t:s0 true)" \
+		"$(prog_status_and_output --profile none $R --exec-label system_u:system_r:bin_t:s0 true)" \
 		"hutch mode: --exec-label"
 }
 test_protocol_labels() { with_both check_labels; for_each_caller check_labels_hutch; }
@@ -409,29 +400,29 @@ check_level_prefix() {
 	PROG=$T/bwrap
 	! bwrap_as_caller ||
 		assert_eq "1 <3>bwrap: Can't find source path /no/such: No such file or directory" \
-			"$(outcome_of --level-prefix --ro-bind /no/such /x true)" "bwrap mode: an error in set-up"
-	assert_eq "1 <3>bwrap: Unknown option --bogus" "$(outcome_of --level-prefix --bogus true)" \
+			"$(prog_status_and_output --level-prefix --ro-bind /no/such /x true)" "bwrap mode: an error in set-up"
+	assert_eq "1 <3>bwrap: Unknown option --bogus" "$(prog_status_and_output --level-prefix --bogus true)" \
 		"bwrap mode: an error in parsing"
 	# bwrap reads its options in order: an error before --level-prefix
 	# has no level.
-	assert_eq "1 bwrap: Unknown option --bogus" "$(outcome_of --bogus --level-prefix true)" \
+	assert_eq "1 bwrap: Unknown option --bogus" "$(prog_status_and_output --bogus --level-prefix true)" \
 		"bwrap mode: an error before --level-prefix"
 	assert_eq "1 <3>bwrap: Specifying --hostname requires --unshare-uts" \
-		"$(outcome_of --level-prefix $R --hostname box true)" "bwrap mode: an inconsistent plan"
+		"$(prog_status_and_output --level-prefix $R --hostname box true)" "bwrap mode: an inconsistent plan"
 	printf x >"$T/short-filter"
 	assert_eq "1 <4>bwrap: Only the last --seccomp option will take effect
 <3>bwrap: Invalid seccomp data, must be multiple of 8" \
-		"$(outcome_of --level-prefix $R --seccomp 3 --seccomp 3 true 3<"$T/short-filter")" \
+		"$(prog_status_and_output --level-prefix $R --seccomp 3 --seccomp 3 true 3<"$T/short-filter")" \
 		"bwrap mode: a warning, then an error"
 	PROG=$T/hutch
 	assert_match "^125 <3>hutch: [a-z]+: [^<]*/no/such: No such file or directory$" \
-		"$(outcome_of --profile none --level-prefix --ro-bind /no/such /x true)" "hutch mode: an error"
+		"$(prog_status_and_output --profile none --level-prefix --ro-bind /no/such /x true)" "hutch mode: an error"
 }
 # A timeout is a warning: COMMAND ran, and was stopped.
 check_level_prefix_warning() {
 	PROG=$T/hutch
 	assert_match "^124 <4>hutch: run: COMMAND stopped after the timeout of 0.5s$" \
-		"$(outcome_of --level-prefix --timeout 0.5 $R sleep 10)" "hutch mode: a warning"
+		"$(prog_status_and_output --level-prefix --timeout 0.5 $R sleep 10)" "hutch mode: a warning"
 }
 test_protocol_level_prefix() { for_each_caller check_level_prefix; }
 test_protocol_level_prefix_warning() { for_each_caller check_level_prefix_warning; }

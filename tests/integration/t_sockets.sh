@@ -8,40 +8,6 @@
 # socket bound by name, or the same run without a seccomp policy, is
 # reached, so that a check that finds nothing reached can fail.
 
-# LISTEN: a server on each path given (TYPE stream or dgram first), as
-# the caller; "ready", then on EOF of stdin the number of connections
-# (or datagrams) it took.
-LISTEN='import select, socket, sys
-kind = socket.SOCK_DGRAM if sys.argv[1] == "dgram" else socket.SOCK_STREAM
-socks = []
-for path in sys.argv[2:]:
-    s = socket.socket(socket.AF_UNIX, kind)
-    s.bind(path.encode().replace(b"@", b"\0", 1) if path.startswith("@") else path)
-    if kind == socket.SOCK_STREAM:
-        s.listen(16)
-    s.setblocking(False)
-    socks.append(s)
-print("ready", flush=True)
-taken = 0
-def take(s):
-    global taken
-    while True:
-        try:
-            if kind == socket.SOCK_STREAM:
-                s.accept()[0].close()
-            else:
-                s.recv(100)
-        except BlockingIOError:
-            return
-        taken += 1
-while True:
-    ready, _, _ = select.select(socks + [sys.stdin], [], [])
-    for s in socks:
-        take(s)
-    if sys.stdin in ready and not sys.stdin.readline():
-        break
-print(taken, flush=True)'
-
 # CONNECT: "ok" or the errno name for each path (@NAME: abstract).
 CONNECT='import errno, socket, sys
 out = []
@@ -57,13 +23,13 @@ print(" ".join(out))'
 # places: for $AS, the places and their sockets.  TMUX_DIR is the real
 # /tmp/tmux-UID (made if missing, then removed: by the next places, or at
 # exit); the rest are scratch.
-places() {
+make_socket_places() {
 	local uid=0 tag=hutch-sock-$$-$RANDOM
-	[ -z "${TMUX_DIR:-}" ] || unplace
+	[ -z "${TMUX_DIR:-}" ] || remove_socket_places
 	[ "$AS" = as_user ] && uid=$NOBODY
 	HOME_DIR=$T/home.$uid XDG_DIR=$T/xdg.$uid PROJ=$T/work/proj.$uid
 	TMUX_DIR=/tmp/tmux-$uid MADE_TMUX=""
-	trap 'unplace; cleanup_scratch' EXIT
+	trap 'remove_socket_places; cleanup_scratch' EXIT
 	[ -d "$TMUX_DIR" ] || { mkdir -m 0700 "$TMUX_DIR" && MADE_TMUX=yes; }
 	mkdir -p "$HOME_DIR/.gnupg" "$XDG_DIR/app" "$PROJ/sub"
 	chmod 0700 "$HOME_DIR/.gnupg" "$XDG_DIR"
@@ -73,30 +39,10 @@ places() {
 	SOCKS="$TMUX_SOCK $GPG_SOCK $XDG_SOCK $PROJ_SOCK"
 }
 
-unplace() {
+remove_socket_places() {
 	rm -f "$TMUX_SOCK"
 	[ -z "$MADE_TMUX" ] || rm -rf "$TMUX_DIR"
 	TMUX_DIR="" MADE_TMUX=""
-}
-
-# start_listeners TYPE PATH...
-start_listeners() {
-	local line
-	LISTENING=("${@:2}")
-	coproc LISTENERS { $AS python3 -c "$LISTEN" "$@"; }
-	read -r line <&"${LISTENERS[0]}"
-	assert_eq ready "$line" "the listeners"
-}
-
-# stop_listeners: TAKEN, the connections they took.
-stop_listeners() {
-	local pid=$LISTENERS_PID
-	eval "exec ${LISTENERS[1]}>&-"
-	read -r TAKEN <&"${LISTENERS[0]}" || TAKEN=?
-	wait "$pid" || true
-	for sock in "${LISTENING[@]}"; do
-		case $sock in /*) rm -f "$sock" ;; esac
-	done
 }
 
 # run_in DIR ARGS...: hutch ARGS from DIR as $AS, with HOME and
@@ -114,7 +60,7 @@ run_in() {
 # directory and its subdirectory it runs, and finds the socket refused.
 check_starting_places() {
 	local dir out sock
-	places
+	make_socket_places
 	start_listeners stream $SOCKS
 	for dir in "$TMUX_DIR" "$HOME_DIR/.gnupg" "$XDG_DIR/app"; do
 		out=$(run_in "$dir" python3 -c "$CONNECT" ./"$(ls "$dir" | head -n 1)" $SOCKS)
@@ -135,7 +81,7 @@ check_starting_places() {
 	out=$(run_in "$PROJ" --seccomp-policy none python3 -c "$CONNECT" sub/live.sock)
 	stop_listeners
 	assert_eq "ok 1" "$out $TAKEN" "control: no seccomp policy"
-	unplace
+	remove_socket_places
 }
 test_sockets_no_host_socket_from_any_start() { for_each_caller check_starting_places; }
 
@@ -145,7 +91,7 @@ test_sockets_no_host_socket_from_any_start() { for_each_caller check_starting_pl
 # The control: each socket bound by name is.
 check_bound_directories() {
 	local out bound="" named=""
-	places
+	make_socket_places
 	for sock in $SOCKS; do
 		bound="$bound --ro-bind $(dirname "$sock") $(dirname "$sock")"
 		named="$named --ro-bind $sock $sock"
@@ -166,7 +112,7 @@ check_bound_directories() {
 	out=$(run_in "$T/work" $named python3 -c "$CONNECT" $SOCKS)
 	stop_listeners
 	assert_eq "ok ok ok ok 4" "$out $TAKEN" "control: the sockets bound by name"
-	unplace
+	remove_socket_places
 }
 test_sockets_bound_directory_hands_over_no_socket() { for_each_caller check_bound_directories; }
 
@@ -197,7 +143,7 @@ print(" ".join(out))'
 
 check_own_sockets() {
 	local out
-	places
+	make_socket_places
 	# ci: the project directory is writable
 	out=$(run_in "$PROJ" --profile ci env PROJ="$PROJ" python3 -c "$OWN")
 	assert_match "^ok ok ok ok ECONNREFUSED hutch: 1 action refused" "$out" "the sandbox's own sockets"
@@ -228,7 +174,7 @@ print(" ".join(out))'
 
 check_datagrams() {
 	local out
-	places
+	make_socket_places
 	start_listeners dgram "$PROJ/dg.sock"
 	out=$(run_in "$PROJ" python3 -c "$DGRAM" dg.sock)
 	stop_listeners
@@ -249,7 +195,7 @@ test_sockets_no_unix_datagrams() { for_each_caller check_datagrams; }
 # connects from the supervisor, which no Landlock domain confines).
 check_abstract_share_net() {
 	local out name=@hutch-test-$$-$RANDOM
-	places
+	make_socket_places
 	start_listeners stream "$name"
 	out=$(run_in "$PROJ" --share-net python3 -c "$CONNECT" "$name")
 	stop_listeners
@@ -286,7 +232,7 @@ print(" ".join(out))'
 
 check_tcp() {
 	local out
-	places
+	make_socket_places
 	out=$(run_in "$PROJ" python3 -c "$TCP")
 	assert_match "^ok ECONNREFUSED EINPROGRESS ENOSYS" "$out" "TCP and io_uring"
 }
@@ -294,7 +240,7 @@ test_sockets_tcp_through_the_broker() { for_each_caller check_tcp; }
 
 # --explain says which unix sockets COMMAND reaches.
 check_explain_sockets() {
-	places
+	make_socket_places
 	start_listeners stream "$GPG_SOCK"
 	assert_match "unix sockets: +only those on the sandbox's own tmpfs, abstract ones of its own network namespace, and those bound by name: $GPG_SOCK" \
 		"$(run_in "$PROJ" --ro-bind "$GPG_SOCK" "$GPG_SOCK" --explain true)" "--explain"
@@ -346,7 +292,7 @@ print(" ".join(sorted(results)))'
 
 check_address_race() {
 	local out
-	places
+	make_socket_places
 	start_listeners stream "$PROJ_SOCK"
 	out=$(run_in "$PROJ" python3 -c "$RACE" "$PROJ_SOCK")
 	stop_listeners
@@ -382,7 +328,7 @@ time.sleep(60)'
 
 check_pending() {
 	local out rc=0 start end
-	places
+	make_socket_places
 	start=$(date +%s)
 	out=$(from "$PROJ" timeout 20 "$H" --timeout 2 python3 -c "$PENDING" 2>&1) || rc=$?
 	end=$(date +%s)
@@ -409,7 +355,7 @@ print(errno.errorcode[ctypes.get_errno()] if r < 0 else "connected")'
 
 check_long_address() {
 	local out rc=0
-	places
+	make_socket_places
 	out=$(run_in "$PROJ" python3 -c "$LONG") || rc=$?
 	assert_eq "0 EINVAL" "$rc $out" "connect() with a 128-byte unix address"
 }
@@ -431,7 +377,7 @@ print(" ".join(out))'
 
 check_vsock() {
 	local out
-	places
+	make_socket_places
 	out=$(run_in "$PROJ" python3 -c "$VSOCK")
 	assert_match "^EAFNOSUPPORT EAFNOSUPPORT" "$out" "vsock"
 }

@@ -1,33 +1,12 @@
 # Helpers shared by t_seal.sh and t_neverhang.sh (sourced by both, after
 # lib.sh): the test tools, sandboxes watched from outside, tags.
 
-TOOL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
 # A root of its own (a fresh tmpfs) with just enough to run a shell.
 BASE="--profile none --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib
  --symlink usr/lib64 /lib64 --symlink usr/sbin /sbin --proc /proc --dev /dev"
-
-# build_tool NAME [GCC FLAGS...]: tool_NAME.c, compiled into $T/NAME.
-build_tool() {
-	local name=$1
-	shift
-	[ -x "$T/$name" ] ||
-		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/$name" "$TOOL_DIR/tool_$name.c" "$@" ||
-		fail "cannot build tool_$name.c"
-}
-
-# The uid $AS runs as.
-as_uid() { if [ "${AS:-}" = as_user ]; then echo $NOBODY; else echo 0; fi; }
-
-# shared_dir: an empty $T/s, owned by $AS's uid, for fifos, sockets and
-# files both sides use (bound at /s).
-shared_dir() {
-	rm -rf "$T/s"
-	mkdir -m 0755 "$T/s"
-	chown "$(as_uid):$(as_uid)" "$T/s"
-}
 
 # start_box ARGS...: hutch (or $BIN) as $AS with ARGS, in the background,
 # stderr to $T/err.  BG is the job; $T/s/pid names the hutch process.
@@ -58,5 +37,5 @@ in_mountns() {
 	shift
 	unshare -m --propagation "$prop" env T="$T" AS="${AS:-}" HUTCH="$HUTCH" \
 		HUTCH_FAULT_BIN="$HUTCH_FAULT_BIN" bash -c \
-		'set -eu; . "$0"; . "$1"; H=$T/hutch; shift; "$@"' "$TOOL_DIR/lib.sh" "$file" "$@"
+		'set -eu; . "$0"; . "$1"; H=$T/hutch; shift; "$@"' "$INTEGRATION_DIR/lib.sh" "$file" "$@"
 }
