@@ -274,7 +274,7 @@ cpu_ticks() {
 }
 
 check_worker_confined() {
-	local pid sup worker status fds environ before after report="$T/out/w.jsonl"
+	local pid sup worker status fds environ environ_rc before after report="$T/out/w.jsonl"
 	rm -f "$T/out/up" "$report"
 	$AS env HUTCH_T_SECRET=not-for-the-sandbox timeout 60 "$H" --unsetenv HUTCH_T_SECRET \
 		--report "$report" --bind "$T/out" /out \
@@ -292,7 +292,9 @@ check_worker_confined() {
 	[ -n "${worker:-}" ] || { kill -TERM "$sup"; wait "$pid"; fail "no hutch-proxy under hutch $sup"; }
 	status=$(cat "/proc/$worker/status")
 	fds=$(ls -l "/proc/$worker/fd" 2>&1 | sed -n 's/.*-> //p' | sed 's/:\[[0-9]*\]$//' | sort | uniq -c)
-	environ=$(tr '\0' '\n' < "/proc/$worker/environ" 2>&1)
+	# Unreadable where root may not ptrace (checked below, after the gate).
+	environ_rc=0
+	environ=$(tr '\0' '\n' < "/proc/$worker/environ" 2>&1) || environ_rc=$?
 	# With a tunnel open and idle, the supervisor sleeps: the socket it
 	# handed over no longer wakes it.
 	before=$(cpu_ticks "$sup")
@@ -316,6 +318,7 @@ check_worker_confined() {
 		assert_match $'CapBnd:\t0000000000000000' "$status" "an empty bounding set"
 	fi
 	have_root_ptrace || { skip_part "the worker's fds: $WHY"; return 0; }
+	assert_eq 0 "$environ_rc" "the worker's environ read ($environ)"
 	assert_no_match "/" "$fds" "no file, no terminal among the worker's fds"
 	assert_no_match "not-for-the-sandbox" "$environ" "the caller's environment is wiped from the worker"
 	assert_match "socket" "$fds" "its sockets"
