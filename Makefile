@@ -138,12 +138,13 @@ build/hutch-init: helpers/hutch-init.c helpers/init_sys.h
 	strip $@
 
 # hutch-seccomp: a policy compiled to the BPF program that bwrap's
-# --seccomp FD takes.
+# --seccomp FD takes.  Its dependency file adds the headers to $^: they
+# are no input of the link (and a header moved since would break it).
 build/hutch-seccomp: helpers/hutch-seccomp.c build/seccomp/seccomp_policy.o build/seccomp/seccomp_decide.o \
 		build/seccomp/seccomp_build.o build/lib/builtin.o build/builtin_data.o \
 		build/lib/hostfile.o build/lib/util.o
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $^ $(HUTCH_LIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $(filter-out %.h,$^) $(HUTCH_LIBS)
 
 # The embedded data's objects carry the x86 IBT/SHSTK property too (the
 # generated assembly includes <cet.h> under __CET__): one object without
