@@ -246,7 +246,14 @@ check_bwrap_in_hutch() {
 		sh -c "$SELF" 2>"$T/err") || rc=$?
 	if [ "$AS" = as_root ]; then
 		assert_eq 1 "$rc" "exit status"
-		assert_eq "bwrap: Can't mount proc on /newroot/proc: Operation not permitted" "$(inner_lines "$T/err")" "--proc under root's covers"
+		# bwrap 0.12 (Debian 13's) names the point inside: /proc.
+		if [ "$bwrap" = /usr/bin/bwrap ]; then
+			assert_match "^bwrap: Can't mount proc on (/newroot)?/proc: Operation not permitted$" \
+				"$(inner_lines "$T/err")" "--proc under root's covers"
+		else
+			assert_eq "bwrap: Can't mount proc on /newroot/proc: Operation not permitted" \
+				"$(inner_lines "$T/err")" "--proc under root's covers"
+		fi
 	else
 		assert_eq 0 "$rc" "exit status ($(cat "$T/err"))"
 		assert_eq "2 2" "$out" "pid 2 in a /proc of its own"
