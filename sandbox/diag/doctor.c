@@ -96,7 +96,7 @@ static int child_exits(clone_fn *how)
 
 	if (pid < 0)
 		return -1;
-	probe_reap(pid, pidfd, &si);
+	doctor_probe_reap(pid, pidfd, &si);
 	return 0;
 }
 
@@ -104,13 +104,13 @@ static void check_clone3(struct doctor *d, struct finding *f)
 {
 	if (child_exits(doctor_clone3) == 0) {
 		d->clone3_ok = true;
-		say(f, LVL_OK, NULL, "clone3 with CLONE_PIDFD works");
+		doctor_say(f, LVL_OK, NULL, "clone3 with CLONE_PIDFD works");
 	} else if (errno == ENOSYS) {
-		say(f, LVL_WARN, "allow clone3 in the seccomp profile (Docker 20.10.10 and later do)",
+		doctor_say(f, LVL_WARN, "allow clone3 in the seccomp profile (Docker 20.10.10 and later do)",
 		    "clone3 is refused with ENOSYS (a container's seccomp profile?): hutch uses clone "
 		    "with CLONE_PIDFD, and moves pid 1 into its cgroup after the clone");
 	} else {
-		say(f, LVL_WARN, "see the error; hutch falls back to clone only on ENOSYS",
+		doctor_say(f, LVL_WARN, "see the error; hutch falls back to clone only on ENOSYS",
 		    "clone3 failed: %s", strerror(errno));
 	}
 }
@@ -120,9 +120,9 @@ static void check_clone(struct doctor *d, struct finding *f)
 	enum level level = d->clone3_ok ? LVL_WARN : LVL_FAIL;
 
 	if (child_exits(doctor_clone) == 0)
-		say(f, LVL_OK, NULL, "clone with CLONE_PIDFD works (the fallback where clone3 is refused)");
+		doctor_say(f, LVL_OK, NULL, "clone with CLONE_PIDFD works (the fallback where clone3 is refused)");
 	else
-		say(f, level, "a kernel of Linux 5.3 or later, and a seccomp profile that allows clone",
+		doctor_say(f, level, "a kernel of Linux 5.3 or later, and a seccomp profile that allows clone",
 		    "clone with CLONE_PIDFD failed: %s%s", strerror(errno),
 		    d->clone3_ok ? " (needed only where clone3 is refused)" : "");
 }
@@ -136,16 +136,16 @@ static void check_pidfd(struct doctor *d, struct finding *f)
 
 	(void)d;
 	if (pid < 0) {
-		say(f, LVL_FAIL, "Linux 5.3 or later", "clone with CLONE_PIDFD failed: %s", strerror(errno));
+		doctor_say(f, LVL_FAIL, "Linux 5.3 or later", "clone with CLONE_PIDFD failed: %s", strerror(errno));
 		return;
 	}
 	if (pidfd >= 0)
-		probe_pidfd_pids(pidfd, &proc, &own);
-	probe_reap(pid, pidfd, &si);
+		doctor_probe_pidfd_pids(pidfd, &proc, &own);
+	doctor_probe_reap(pid, pidfd, &si);
 	if (own == pid)
-		say(f, LVL_OK, NULL, "CLONE_PIDFD gives a pidfd of the child (fdinfo NSpid: %ld)", own);
+		doctor_say(f, LVL_OK, NULL, "CLONE_PIDFD gives a pidfd of the child (fdinfo NSpid: %ld)", own);
 	else
-		say(f, LVL_FAIL, "Linux 5.3 or later", "CLONE_PIDFD gave no pidfd of pid %d", (int)pid);
+		doctor_say(f, LVL_FAIL, "Linux 5.3 or later", "CLONE_PIDFD gave no pidfd of pid %d", (int)pid);
 }
 
 static void check_waitid(struct doctor *d, struct finding *f)
@@ -157,17 +157,17 @@ static void check_waitid(struct doctor *d, struct finding *f)
 
 	(void)d;
 	if (pid < 0) {
-		say(f, LVL_FAIL, "see clone3", "no child to wait for: %s", strerror(errno));
+		doctor_say(f, LVL_FAIL, "see clone3", "no child to wait for: %s", strerror(errno));
 		return;
 	}
 	r = waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
 	if (r < 0) {
-		say(f, LVL_FAIL, "Linux 5.4 or later", "waitid(P_PIDFD) failed: %s", strerror(errno));
-		probe_reap(pid, -1, &si);
+		doctor_say(f, LVL_FAIL, "Linux 5.4 or later", "waitid(P_PIDFD) failed: %s", strerror(errno));
+		doctor_probe_reap(pid, -1, &si);
 	} else if (si.si_code != CLD_EXITED || si.si_status != 42) {
-		say(f, LVL_FAIL, "a kernel whose waitid(P_PIDFD) works", "waitid(P_PIDFD) gave a wrong status");
+		doctor_say(f, LVL_FAIL, "a kernel whose waitid(P_PIDFD) works", "waitid(P_PIDFD) gave a wrong status");
 	} else {
-		say(f, LVL_OK, NULL, "waitid(P_PIDFD) collects the child's exit status");
+		doctor_say(f, LVL_OK, NULL, "waitid(P_PIDFD) collects the child's exit status");
 	}
 	if (pidfd >= 0)
 		close(pidfd);
@@ -200,17 +200,17 @@ static void check_pidfd_send_signal(struct doctor *d, struct finding *f)
 
 	(void)d;
 	if (pid < 0) {
-		say(f, LVL_FAIL, "see the error", "no child to signal: %s", strerror(errno));
+		doctor_say(f, LVL_FAIL, "see the error", "no child to signal: %s", strerror(errno));
 		return;
 	}
 	r = (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 	err = errno;
 	close(hold[1]);
-	probe_reap(pid, pidfd, &si);
+	doctor_probe_reap(pid, pidfd, &si);
 	if (r == 0 && si.si_code == CLD_KILLED && si.si_status == SIGKILL)
-		say(f, LVL_OK, NULL, "a pidfd delivers SIGKILL to its child");
+		doctor_say(f, LVL_OK, NULL, "a pidfd delivers SIGKILL to its child");
 	else
-		say(f, LVL_FAIL, "Linux 5.1 or later", "pidfd_send_signal failed: %s",
+		doctor_say(f, LVL_FAIL, "Linux 5.1 or later", "pidfd_send_signal failed: %s",
 		    r < 0 ? strerror(err) : "the child was not killed");
 }
 
@@ -223,7 +223,7 @@ static void check_close_range(struct doctor *d, struct finding *f)
 
 	(void)d;
 	if (fd < 0) {
-		say(f, LVL_FAIL, "see the error", "open /: %s", strerror(errno));
+		doctor_say(f, LVL_FAIL, "see the error", "open /: %s", strerror(errno));
 		return;
 	}
 	cloexec = syscall(SYS_close_range, fd, fd, CLOSE_RANGE_CLOEXEC) == 0 &&
@@ -232,9 +232,9 @@ static void check_close_range(struct doctor *d, struct finding *f)
 	if (!closed)
 		close(fd);
 	if (cloexec && closed)
-		say(f, LVL_OK, NULL, "close_range closes fds and marks them close-on-exec");
+		doctor_say(f, LVL_OK, NULL, "close_range closes fds and marks them close-on-exec");
 	else
-		say(f, LVL_FAIL, "Linux 5.11 or later", "close_range failed: %s", strerror(errno));
+		doctor_say(f, LVL_FAIL, "Linux 5.11 or later", "close_range failed: %s", strerror(errno));
 }
 
 static void check_openat2(struct doctor *d, struct finding *f)
@@ -251,9 +251,9 @@ static void check_openat2(struct doctor *d, struct finding *f)
 	(void)d;
 	if (fd >= 0 && fstat(root, &a) == 0 && fstat(fd, &b) == 0 && a.st_ino == b.st_ino &&
 	    a.st_dev == b.st_dev)
-		say(f, LVL_OK, NULL, "openat2 with RESOLVE_IN_ROOT keeps \"..\" inside the root");
+		doctor_say(f, LVL_OK, NULL, "openat2 with RESOLVE_IN_ROOT keeps \"..\" inside the root");
 	else
-		say(f, LVL_FAIL, "Linux 5.6 or later", "openat2 with RESOLVE_IN_ROOT: %s",
+		doctor_say(f, LVL_FAIL, "Linux 5.6 or later", "openat2 with RESOLVE_IN_ROOT: %s",
 		    fd < 0 ? strerror(err) : "\"..\" left the root");
 	if (fd >= 0)
 		close(fd);
@@ -271,13 +271,13 @@ static void check_proc(struct doctor *d, struct finding *f)
 	if (n > 0)
 		self[n] = '\0';
 	if (n > 0 && strtol(self, NULL, 10) == (long)getpid())
-		say(f, LVL_OK, NULL, "/proc shows this process's pid namespace");
+		doctor_say(f, LVL_OK, NULL, "/proc shows this process's pid namespace");
 	else if (n > 0)
-		say(f, LVL_FAIL, "mount a /proc of this pid namespace (unshare --mount-proc)",
+		doctor_say(f, LVL_FAIL, "mount a /proc of this pid namespace (unshare --mount-proc)",
 		    "/proc belongs to another pid namespace (/proc/self is %s, the pid is %d): "
 		    "hutch would write pid 1's id maps to the wrong /proc/PID", self, (int)getpid());
 	else
-		say(f, LVL_FAIL, "mount /proc", "/proc/self: %s", strerror(errno));
+		doctor_say(f, LVL_FAIL, "mount /proc", "/proc/self: %s", strerror(errno));
 }
 
 /* ---- the mount API, in a throwaway user and mount namespace ---- */
@@ -291,17 +291,17 @@ static void probe_mount_api(struct probe *p, int arg)
 	int fs = -1, mnt = -1, copy = -1;
 
 	(void)arg;
-	if (!probe_step(p, "make / private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) ||
-	    !probe_step(p, "fsopen tmpfs", (fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) >= 0) ||
-	    !probe_step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0) ||
-	    !probe_step(p, "fsmount", (mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) >= 0) ||
-	    !probe_step(p, "move_mount", move_mount(mnt, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0) ||
-	    !probe_step(p, "open_tree clone", (copy = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE |
+	if (!doctor_probe_step(p, "make / private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) ||
+	    !doctor_probe_step(p, "fsopen tmpfs", (fs = fsopen("tmpfs", FSOPEN_CLOEXEC)) >= 0) ||
+	    !doctor_probe_step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0) ||
+	    !doctor_probe_step(p, "fsmount", (mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0)) >= 0) ||
+	    !doctor_probe_step(p, "move_mount", move_mount(mnt, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0) ||
+	    !doctor_probe_step(p, "open_tree clone", (copy = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE |
 							   OPEN_TREE_CLOEXEC | AT_RECURSIVE)) >= 0) ||
-	    !probe_step(p, "mount_setattr", mount_setattr(copy, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+	    !doctor_probe_step(p, "mount_setattr", mount_setattr(copy, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
 						    sizeof(attr)) == 0))
 		return;
-	p->ok = probe_step(p, "move_mount", move_mount(copy, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0);
+	p->ok = doctor_probe_step(p, "move_mount", move_mount(copy, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) == 0);
 }
 
 static void probe_procfs(struct probe *p, int arg)
@@ -310,17 +310,17 @@ static void probe_procfs(struct probe *p, int arg)
 
 	(void)arg;
 	/* fsmount is where the kernel's "too revealing" check refuses it. */
-	if (!probe_step(p, "fsopen proc", (fs = fsopen("proc", FSOPEN_CLOEXEC)) >= 0) ||
-	    !probe_step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0))
+	if (!doctor_probe_step(p, "fsopen proc", (fs = fsopen("proc", FSOPEN_CLOEXEC)) >= 0) ||
+	    !doctor_probe_step(p, "fsconfig create", fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0))
 		return;
-	p->ok = probe_step(p, "fsmount proc", fsmount(fs, FSMOUNT_CLOEXEC, 0) >= 0);
+	p->ok = doctor_probe_step(p, "fsmount proc", fsmount(fs, FSMOUNT_CLOEXEC, 0) >= 0);
 }
 
 /* A check that runs in a user namespace is not tried without one. */
 static bool without_userns(const struct doctor *d, struct finding *f)
 {
 	if (!d->userns_ok)
-		say(f, LVL_WARN, "make user namespaces work (see userns)",
+		doctor_say(f, LVL_WARN, "make user namespaces work (see userns)",
 		    "not tried: it needs a user namespace");
 	return !d->userns_ok;
 }
@@ -332,11 +332,11 @@ static void check_mount_api(struct doctor *d, struct finding *f)
 
 	if (without_userns(d, f))
 		return;
-	if (probe_run(NS_FLAGS, probe_mount_api, 0, &p) < 0 || !p.ok)
-		say(f, LVL_FAIL, "a seccomp profile that allows the mount API (Linux 5.12 has all "
-		    "of it)", "%s", probe_failure(&p, why, sizeof(why)));
+	if (doctor_probe_run(NS_FLAGS, probe_mount_api, 0, &p) < 0 || !p.ok)
+		doctor_say(f, LVL_FAIL, "a seccomp profile that allows the mount API (Linux 5.12 has all "
+		    "of it)", "%s", doctor_probe_failure(&p, why, sizeof(why)));
 	else
-		say(f, LVL_OK, NULL, "fsopen, fsconfig, fsmount, open_tree, mount_setattr and "
+		doctor_say(f, LVL_OK, NULL, "fsopen, fsconfig, fsmount, open_tree, mount_setattr and "
 		    "move_mount work in a user namespace");
 }
 
@@ -348,20 +348,20 @@ static void check_procfs(struct doctor *d, struct finding *f)
 
 	if (without_userns(d, f))
 		return;
-	if (probe_run(NS_FLAGS, probe_procfs, 0, &p) == 0 && p.ok)
-		say(f, LVL_OK, NULL, "a fresh procfs mounts in a new pid namespace");
+	if (doctor_probe_run(NS_FLAGS, probe_procfs, 0, &p) == 0 && p.ok)
+		doctor_say(f, LVL_OK, NULL, "a fresh procfs mounts in a new pid namespace");
 	else if (landlock_abi_version() > 0)
-		say(f, LVL_WARN, "run outside a container, or give it an unmasked /proc",
+		doctor_say(f, LVL_WARN, "run outside a container, or give it an unmasked /proc",
 		    "the kernel refuses a fresh procfs (%s; /proc has mounts over parts of it, as "
 		    "container engines make): hutch mode shows the caller's /proc read-only, with "
 		    "COMMAND in a Landlock domain that refuses it access to other processes' "
 		    "environ, memory and fds; bwrap mode's --proc fails",
-		    probe_failure(&p, why, sizeof(why)));
+		    doctor_probe_failure(&p, why, sizeof(why)));
 	else
-		say(f, LVL_WARN, "run outside a container, or give it an unmasked /proc",
+		doctor_say(f, LVL_WARN, "run outside a container, or give it an unmasked /proc",
 		    "the kernel refuses a fresh procfs (%s), and without Landlock the caller's "
 		    "/proc cannot be fenced: hutch mode's /proc is an empty read-only tmpfs; "
-		    "bwrap mode's --proc fails", probe_failure(&p, why, sizeof(why)));
+		    "bwrap mode's --proc fails", doctor_probe_failure(&p, why, sizeof(why)));
 }
 
 /* ---- the sealed init image ---- */
@@ -378,16 +378,16 @@ static void probe_exec_image(struct probe *p, int image)
 		dup2(null, STDERR_FILENO);
 	}
 	syscall(SYS_execveat, image, "", argv, envp, AT_EMPTY_PATH);
-	probe_step(p, "execveat the sealed memfd", false);
+	doctor_probe_step(p, "execveat the sealed memfd", false);
 }
 
 static void memfd_refused(struct finding *f, long noexec, const char *err)
 {
 	if (noexec == 2)
-		say(f, LVL_FAIL, "sysctl -w vm.memfd_noexec=0",
+		doctor_say(f, LVL_FAIL, "sysctl -w vm.memfd_noexec=0",
 		    "executable memfds are refused: vm.memfd_noexec = 2 (%s)", err);
 	else
-		say(f, LVL_FAIL, "see the error", "%s", err);
+		doctor_say(f, LVL_FAIL, "see the error", "%s", err);
 }
 
 static void check_memfd(struct doctor *d, struct finding *f)
@@ -402,11 +402,11 @@ static void check_memfd(struct doctor *d, struct finding *f)
 		sb->init_image = -1;
 	if (!sb || seal_make_image(sb) < 0) {
 		memfd_refused(f, noexec, sb ? sb->err : strerror(errno));
-	} else if (probe_run(0, probe_exec_image, sb->init_image, &p) < 0 || p.reported ||
+	} else if (doctor_probe_run(0, probe_exec_image, sb->init_image, &p) < 0 || p.reported ||
 		   p.end.si_code != CLD_EXITED) {
-		memfd_refused(f, noexec, probe_failure(&p, why, sizeof(why)));
+		memfd_refused(f, noexec, doctor_probe_failure(&p, why, sizeof(why)));
 	} else {
-		say(f, LVL_OK, NULL, "the init image (%zu bytes) runs from a sealed MFD_EXEC memfd; "
+		doctor_say(f, LVL_OK, NULL, "the init image (%zu bytes) runs from a sealed MFD_EXEC memfd; "
 		    "vm.memfd_noexec = %ld", seal_image_size(), noexec < 0 ? 0 : noexec);
 	}
 	if (sb && sb->init_image >= 0)
@@ -427,12 +427,12 @@ static void probe_listener(struct probe *p, int arg)
 
 	(void)arg;
 	errno = ENOMEM;
-	if (!probe_step(p, "build a filter", policy_allow_all_program(&insns, &n, err, sizeof(err)) == 0))
+	if (!doctor_probe_step(p, "build a filter", policy_allow_all_program(&insns, &n, err, sizeof(err)) == 0))
 		return;
 	prog.len = (unsigned short)n;
 	prog.filter = insns;
-	if (probe_step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0))
-		p->ok = probe_step(p, "load a filter with a listener",
+	if (doctor_probe_step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0))
+		p->ok = doctor_probe_step(p, "load a filter with a listener",
 			     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				     SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog) >= 0);
 	free(insns);
@@ -445,13 +445,13 @@ static void probe_seccomp(struct probe *p, int arg)
 
 	(void)arg;
 	errno = ENOMEM;
-	if (!probe_step(p, "seccomp_init", ctx != NULL))
+	if (!doctor_probe_step(p, "seccomp_init", ctx != NULL))
 		return;
 	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EDOM), SCMP_SYS(getppid), 0);
 	if ((errno = -r) == 0)
 		errno = -(r = seccomp_load(ctx));
-	if (probe_step(p, "build and load a filter", r == 0))
-		p->ok = probe_step(p, "getppid answered by the filter",
+	if (doctor_probe_step(p, "build and load a filter", r == 0))
+		p->ok = doctor_probe_step(p, "getppid answered by the filter",
 			     syscall(SYS_getppid) < 0 && errno == EDOM);
 	seccomp_release(ctx);
 }
@@ -462,11 +462,11 @@ static void check_seccomp(struct doctor *d, struct finding *f)
 	char why[256];
 
 	(void)d;
-	if (probe_run(0, probe_seccomp, 0, &p) == 0 && p.ok)
-		say(f, LVL_OK, NULL, "a libseccomp filter loads and answers a syscall with an errno");
+	if (doctor_probe_run(0, probe_seccomp, 0, &p) == 0 && p.ok)
+		doctor_say(f, LVL_OK, NULL, "a libseccomp filter loads and answers a syscall with an errno");
 	else
-		say(f, LVL_FAIL, "a kernel with CONFIG_SECCOMP_FILTER=y, and a container profile "
-		    "that allows seccomp()", "%s", probe_failure(&p, why, sizeof(why)));
+		doctor_say(f, LVL_FAIL, "a kernel with CONFIG_SECCOMP_FILTER=y, and a container profile "
+		    "that allows seccomp()", "%s", doctor_probe_failure(&p, why, sizeof(why)));
 }
 
 static void check_seccomp_notify(struct doctor *d, struct finding *f)
@@ -477,16 +477,16 @@ static void check_seccomp_notify(struct doctor *d, struct finding *f)
 
 	(void)d;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0 &&
-	    probe_run(0, probe_listener, 0, &p) == 0 && p.ok)
-		say(f, LVL_OK, NULL, "a filter loads with a listener fd (--report works)");
+	    doctor_probe_run(0, probe_listener, 0, &p) == 0 && p.ok)
+		doctor_say(f, LVL_OK, NULL, "a filter loads with a listener fd (--report works)");
 	else if (sizes.seccomp_notif && p.err == EBUSY)
-		say(f, LVL_WARN, "run hutch outside that sandbox, or that sandbox without its report",
+		doctor_say(f, LVL_WARN, "run hutch outside that sandbox, or that sandbox without its report",
 		    "a seccomp filter of this process already has a listener (inside another sandbox "
 		    "that watches syscalls?): --report cannot see refused syscalls");
 	else
-		say(f, LVL_WARN, "Linux 5.0 or later and libseccomp 2.5 or later",
+		doctor_say(f, LVL_WARN, "Linux 5.0 or later and libseccomp 2.5 or later",
 		    "no user notification (%s): --report cannot see refused syscalls",
-		    sizes.seccomp_notif ? probe_failure(&p, why, sizeof(why)) : strerror(errno));
+		    sizes.seccomp_notif ? doctor_probe_failure(&p, why, sizeof(why)) : strerror(errno));
 }
 
 /* ---- Landlock ---- */
@@ -499,23 +499,23 @@ static void probe_landlock(struct probe *p, int arg)
 	int fd = -1;
 
 	(void)arg;
-	if (!probe_step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) ||
-	    !probe_step(p, "create a ruleset",
+	if (!doctor_probe_step(p, "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) ||
+	    !doctor_probe_step(p, "create a ruleset",
 		  (fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0)) >= 0) ||
-	    !probe_step(p, "restrict_self", syscall(SYS_landlock_restrict_self, fd, 0) == 0))
+	    !doctor_probe_step(p, "restrict_self", syscall(SYS_landlock_restrict_self, fd, 0) == 0))
 		return;
 	errno = EPERM;
-	p->ok = probe_step(p, "the ruleset does not deny reading /",
+	p->ok = doctor_probe_step(p, "the ruleset does not deny reading /",
 		     open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) < 0 && errno == EACCES);
 }
 
 static void landlock_scoping(struct doctor *d, struct finding *f)
 {
 	if (d->landlock_abi >= 6)
-		say(f, LVL_OK, NULL, "ABI %d: the fallback works, and --share-net scopes abstract "
+		doctor_say(f, LVL_OK, NULL, "ABI %d: the fallback works, and --share-net scopes abstract "
 		    "unix sockets and signals", d->landlock_abi);
 	else
-		say(f, LVL_WARN, "Linux 6.12 or later (Landlock ABI 6)",
+		doctor_say(f, LVL_WARN, "Linux 6.12 or later (Landlock ABI 6)",
 		    "ABI %d: the fallback works, but with --share-net signals outside, and "
 		    "abstract unix sockets (X11, D-Bus) where no connect broker runs (the "
 		    "fallback, --seccomp-policy none), stay reachable", d->landlock_abi);
@@ -529,14 +529,14 @@ static void check_landlock(struct doctor *d, struct finding *f)
 
 	d->landlock_abi = landlock_abi_version();
 	if (d->landlock_abi == 0) {
-		say(f, missing, "a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in lsm= on "
+		doctor_say(f, missing, "a kernel with CONFIG_SECURITY_LANDLOCK=y and landlock in lsm= on "
 		    "its command line", "no Landlock: no fallback where user namespaces are refused, "
 		    "no scoping with --share-net");
 		return;
 	}
-	if (probe_run(0, probe_landlock, 0, &p) < 0 || !p.ok) {
-		say(f, missing, "see the error", "ABI %d, but a ruleset did not confine a child: %s",
-		    d->landlock_abi, probe_failure(&p, why, sizeof(why)));
+	if (doctor_probe_run(0, probe_landlock, 0, &p) < 0 || !p.ok) {
+		doctor_say(f, missing, "see the error", "ABI %d, but a ruleset did not confine a child: %s",
+		    d->landlock_abi, doctor_probe_failure(&p, why, sizeof(why)));
 		return;
 	}
 	d->landlock_ok = true;
@@ -552,7 +552,7 @@ static void probe_nproc(struct probe *p, int limit)
 	struct rlimit rl = { (rlim_t)limit, (rlim_t)limit };
 	pid_t pid;
 
-	if (!probe_step(p, "setrlimit", setrlimit(RLIMIT_NPROC, &rl) == 0))
+	if (!doctor_probe_step(p, "setrlimit", setrlimit(RLIMIT_NPROC, &rl) == 0))
 		return;
 	while (p->value < limit + 4 && (pid = fork()) >= 0) {
 		if (pid == 0)
@@ -567,11 +567,11 @@ static void probe_nproc(struct probe *p, int limit)
 static void nproc_unenforced(struct doctor *d, struct finding *f)
 {
 	if (d->no_cgroup_pids)
-		say(f, LVL_WARN, "for a root caller, a delegated cgroup v2 pids controller (see cgroup)",
+		doctor_say(f, LVL_WARN, "for a root caller, a delegated cgroup v2 pids controller (see cgroup)",
 		    "not enforced for uid 0 (the kernel exempts root): --pids limits nothing for this "
 		    "caller");
 	else
-		say(f, LVL_OK, NULL, "not enforced for uid 0 (the kernel exempts root): --pids uses "
+		doctor_say(f, LVL_OK, NULL, "not enforced for uid 0 (the kernel exempts root): --pids uses "
 		    "the cgroup v2 pids controller instead");
 }
 
@@ -582,16 +582,16 @@ static void check_rlimit_nproc(struct doctor *d, struct finding *f)
 
 	if (without_userns(d, f))
 		return;
-	if (probe_run(NS_FLAGS, probe_nproc, NPROC_LIMIT, &p) < 0 || !p.ok) {
-		say(f, LVL_WARN, "see the error", "%s", probe_failure(&p, why, sizeof(why)));
+	if (doctor_probe_run(NS_FLAGS, probe_nproc, NPROC_LIMIT, &p) < 0 || !p.ok) {
+		doctor_say(f, LVL_WARN, "see the error", "%s", doctor_probe_failure(&p, why, sizeof(why)));
 	} else if (p.value > NPROC_LIMIT) {
 		nproc_unenforced(d, f);
 	} else if (p.value < NPROC_LIMIT - 1) {
-		say(f, LVL_WARN, "Linux 5.14 or later",
+		doctor_say(f, LVL_WARN, "Linux 5.14 or later",
 		    "counted with the uid's processes outside (%d forks under a limit of %d): "
 		    "--pids also counts the caller's other processes", p.value, NPROC_LIMIT);
 	} else {
-		say(f, LVL_OK, NULL, "counted per user namespace: a fresh one with RLIMIT_NPROC %d "
+		doctor_say(f, LVL_OK, NULL, "counted per user namespace: a fresh one with RLIMIT_NPROC %d "
 		    "forked %d (--pids needs no cgroup)", NPROC_LIMIT, p.value);
 	}
 }
@@ -626,14 +626,14 @@ static void check_cgroup(struct doctor *d, struct finding *f)
 
 	d->no_cgroup_pids = !pids;
 	if (mem && pids && cpu)
-		say(f, LVL_OK, NULL, "a run's cgroup goes under %s, with the memory, pids and cpu "
+		doctor_say(f, LVL_OK, NULL, "a run's cgroup goes under %s, with the memory, pids and cpu "
 		    "controllers", dir);
 	else if (found)
-		say(f, LVL_WARN, CGROUP_FIX, "a run's cgroup goes under %s; controllers: %s%s%s%s: "
+		doctor_say(f, LVL_WARN, CGROUP_FIX, "a run's cgroup goes under %s; controllers: %s%s%s%s: "
 		    CGROUP_EFFECT, dir, *list ? list : "none", mem ? "" : "; no memory",
 		    pids ? "" : "; no pids", cpu ? "" : "; no cpu");
 	else
-		say(f, LVL_WARN, CGROUP_FIX, "no cgroup for a run: %s: " CGROUP_EFFECT, reason);
+		doctor_say(f, LVL_WARN, CGROUP_FIX, "no cgroup for a run: %s: " CGROUP_EFFECT, reason);
 }
 
 /* --allow-net's proxy resolves and connects on the host: can it at all?
@@ -645,9 +645,9 @@ static void check_net(struct doctor *d, struct finding *f)
 
 	(void)d;
 	if (net_probe_host(NET_PROBE_SECONDS, detail, sizeof(detail)))
-		say(f, LVL_OK, NULL, "%s: --allow-net rules can be reached", detail);
+		doctor_say(f, LVL_OK, NULL, "%s: --allow-net rules can be reached", detail);
 	else
-		say(f, LVL_WARN, "the host's name resolution and network (/etc/resolv.conf, a "
+		doctor_say(f, LVL_WARN, "the host's name resolution and network (/etc/resolv.conf, a "
 		    "route out); without them COMMAND still runs", "%s: --allow-net requests "
 		    "will fail (hutch's proxy resolves and connects from this host)", detail);
 }
@@ -665,22 +665,22 @@ static void check_profiles(struct doctor *d, struct finding *f)
 	size_t len = 0;
 
 	if (plan->n_notes == 0) {
-		say(f, LVL_OK, NULL, "HOME and the user's profiles read as they are; COMMAND's HOME: "
+		doctor_say(f, LVL_OK, NULL, "HOME and the user's profiles read as they are; COMMAND's HOME: "
 		    "%s", home ? home : "(unset)");
 		return;
 	}
 	for (size_t i = 0; i < plan->n_notes && len < sizeof(notes); i++)
 		len += (size_t)snprintf(notes + len, sizeof(notes) - len, "%s%s", i ? "; " : "",
 					plan->notes[i]);
-	say(f, LVL_WARN, "run hutch with a HOME (and XDG_CONFIG_HOME) of the caller's own, "
+	doctor_say(f, LVL_WARN, "run hutch with a HOME (and XDG_CONFIG_HOME) of the caller's own, "
 	    "such as env HOME=/home/NAME, or as the user whose environment this is", "%s", notes);
 }
 
 /* ---- the table and the verdict ---- */
 
 static const struct check checks[] = {
-	{ "userns", check_userns, NEED_NS },
-	{ "nested", check_nested, NEED_NS },
+	{ "userns", doctor_check_userns, NEED_NS },
+	{ "nested", doctor_check_nested, NEED_NS },
 	{ "clone3", check_clone3, 0 },
 	{ "clone", check_clone, NEED_NS | NEED_LL },
 	{ "pidfd", check_pidfd, NEED_NS | NEED_LL },
@@ -723,11 +723,11 @@ static void fallback_verdict(const struct doctor *d, struct finding *f)
 	snprintf(fix, sizeof(fix), "%s, for the full sandbox",
 		 reason ? userns_fix(d->userns_refusal) : "make user namespaces work (see the FAIL lines)");
 	if (d->plan->fallback == FALLBACK_LANDLOCK)
-		say(f, LVL_WARN, fix, "landlock fallback (`hutch COMMAND` runs without namespaces, "
+		doctor_say(f, LVL_WARN, fix, "landlock fallback (`hutch COMMAND` runs without namespaces, "
 		    "confined by Landlock ABI %d and seccomp)%s%s", d->landlock_abi, why,
 		    reason ? reason : "");
 	else
-		say(f, LVL_WARN, fix, "landlock fallback only when asked (`hutch COMMAND` fails here, "
+		doctor_say(f, LVL_WARN, fix, "landlock fallback only when asked (`hutch COMMAND` fails here, "
 		    "as its profile has no fallback; `hutch --fallback=landlock COMMAND` runs without "
 		    "namespaces, confined by Landlock ABI %d and seccomp)%s%s", d->landlock_abi, why,
 		    reason ? reason : "");
@@ -738,12 +738,12 @@ static void verdict(const struct doctor *d, unsigned failed, struct finding *f)
 	bool landlock_ok = d->landlock_ok && !(failed & NEED_LL);
 
 	if (!(failed & NEED_NS))
-		say(f, LVL_OK, NULL, "namespaces (`hutch COMMAND` runs in new user, mount and pid "
+		doctor_say(f, LVL_OK, NULL, "namespaces (`hutch COMMAND` runs in new user, mount and pid "
 		    "namespaces)");
 	else if (landlock_ok)
 		fallback_verdict(d, f);
 	else
-		say(f, LVL_FAIL, "fix the FAIL lines above", "none: hutch cannot run here");
+		doctor_say(f, LVL_FAIL, "fix the FAIL lines above", "none: hutch cannot run here");
 }
 
 int doctor_run(const struct plan *plan, FILE *out)

@@ -9,7 +9,7 @@
 #include "host/host.h"
 #include "plan/plan.h"
 
-void check_nested(struct doctor *d, struct finding *f)
+void doctor_check_nested(struct doctor *d, struct finding *f)
 {
 	struct nested_finding found;
 	char why[256];
@@ -17,14 +17,14 @@ void check_nested(struct doctor *d, struct finding *f)
 	nested_find(d->plan->caller_uid, &found);
 	if (found.lack != NESTED_NONE) {
 		nested_reason(&found, why, sizeof(why));
-		say(f, LVL_FAIL, nested_fix(&found), "%s: `hutch COMMAND` %s", why,
+		doctor_say(f, LVL_FAIL, nested_fix(&found), "%s: `hutch COMMAND` %s", why,
 		    d->plan->fallback == FALLBACK_LANDLOCK ? "falls back to Landlock saying so" :
 		    "fails saying so (no fallback)");
 	} else if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2) {
-		say(f, LVL_OK, NULL, "the seccomp filter around hutch lets a user namespace of "
+		doctor_say(f, LVL_OK, NULL, "the seccomp filter around hutch lets a user namespace of "
 		    "its own mount (or makes none: see userns)");
 	} else {
-		say(f, LVL_OK, NULL, "no seccomp filter around hutch%s", d->plan->caller_uid == 0 ?
+		doctor_say(f, LVL_OK, NULL, "no seccomp filter around hutch%s", d->plan->caller_uid == 0 ?
 		    ", and uid 0 holds CAP_SETFCAP to map itself" : "");
 	}
 }

@@ -49,7 +49,7 @@ pid_t doctor_clone(int flags, int *pidfd)
 }
 
 /* Collect the child through its pidfd, or by pid where that fails. */
-void probe_reap(pid_t pid, int pidfd, siginfo_t *si)
+void doctor_probe_reap(pid_t pid, int pidfd, siginfo_t *si)
 {
 	int r = -1;
 
@@ -63,7 +63,7 @@ void probe_reap(pid_t pid, int pidfd, siginfo_t *si)
 }
 
 /* Record the failed step WHAT when !OK; returns OK. */
-bool probe_step(struct probe *p, const char *what, bool ok)
+bool doctor_probe_step(struct probe *p, const char *what, bool ok)
 {
 	if (!ok) {
 		p->err = errno;
@@ -91,7 +91,7 @@ static _Noreturn void probe_child(int go[2], int rep[2], probe_fn *fn, int arg)
 
 /* From a pidfd's fdinfo: the child's pid as /proc sees it (PROC), and
  * in its own pid namespace (the last NSpid).  False without them. */
-bool probe_pidfd_pids(int pidfd, long *proc, long *own)
+bool doctor_probe_pidfd_pids(int pidfd, long *proc, long *own)
 {
 	char path[64], *text, *pid_line, *ns_line, *s, *next;
 	bool found;
@@ -137,15 +137,15 @@ static bool write_id_maps(int pidfd, struct probe *p)
 	long pid = -1, own;
 
 	errno = ESRCH;
-	if (!probe_step(p, "the child's pid in /proc",
-			probe_pidfd_pids(pidfd, &pid, &own) && pid > 0))
+	if (!doctor_probe_step(p, "the child's pid in /proc",
+			doctor_probe_pidfd_pids(pidfd, &pid, &own) && pid > 0))
 		return false;
 	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)getuid());
-	if (!probe_step(p, "write uid_map", write_proc(pid, "uid_map", map) == 0))
+	if (!doctor_probe_step(p, "write uid_map", write_proc(pid, "uid_map", map) == 0))
 		return false;
 	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)getgid());
-	return probe_step(p, "write setgroups", write_proc(pid, "setgroups", "deny") == 0) &&
-	       probe_step(p, "write gid_map", write_proc(pid, "gid_map", map) == 0);
+	return doctor_probe_step(p, "write setgroups", write_proc(pid, "setgroups", "deny") == 0) &&
+	       doctor_probe_step(p, "write gid_map", write_proc(pid, "gid_map", map) == 0);
 }
 
 /* Let the child go (after its id maps with CLONE_NEWUSER), take its
@@ -156,28 +156,28 @@ static void probe_collect(pid_t pid, int pidfd, int flags, int go, int rep, stru
 
 	if (!(flags & CLONE_NEWUSER) || write_id_maps(pidfd, out))
 		if (write(go, "g", 1) != 1)
-			probe_step(out, "release the child", false);
+			doctor_probe_step(out, "release the child", false);
 	close(go);
 	if (read(rep, &got, sizeof(got)) == (ssize_t)sizeof(got) && !out->what[0]) {
 		*out = got;
 		out->reported = true;
 	}
 	close(rep);
-	probe_reap(pid, pidfd, &out->end);
+	doctor_probe_reap(pid, pidfd, &out->end);
 }
 
 /* Run FN(ARG) in a child made with FLAGS; its report in OUT.  Returns
  * 0, or -1 with errno (and the step "clone" in OUT) when the child could
  * not be made. */
-int probe_run(int flags, probe_fn *fn, int arg, struct probe *out)
+int doctor_probe_run(int flags, probe_fn *fn, int arg, struct probe *out)
 {
 	int go[2], rep[2], pidfd = -1;
 	pid_t pid;
 
 	memset(out, 0, sizeof(*out));
-	if (!probe_step(out, "pipe", pipe2(go, O_CLOEXEC) == 0))
+	if (!doctor_probe_step(out, "pipe", pipe2(go, O_CLOEXEC) == 0))
 		return -1;
-	if (!probe_step(out, "pipe", pipe2(rep, O_CLOEXEC) == 0)) {
+	if (!doctor_probe_step(out, "pipe", pipe2(rep, O_CLOEXEC) == 0)) {
 		doctor_close_pair(go);
 		errno = out->err;
 		return -1;
@@ -185,7 +185,7 @@ int probe_run(int flags, probe_fn *fn, int arg, struct probe *out)
 	pid = clone_with_pidfd(flags, &pidfd, -1);
 	if (pid == 0)
 		probe_child(go, rep, fn, arg);
-	probe_step(out, "clone", pid > 0);
+	doctor_probe_step(out, "clone", pid > 0);
 	close(go[0]);
 	close(rep[1]);
 	if (pid < 0) {
@@ -199,7 +199,7 @@ int probe_run(int flags, probe_fn *fn, int arg, struct probe *out)
 }
 
 /* "STEP: reason", or how the child ended without a report. */
-const char *probe_failure(const struct probe *p, char *buf, size_t len)
+const char *doctor_probe_failure(const struct probe *p, char *buf, size_t len)
 {
 	if (p->what[0])
 		snprintf(buf, len, "%s: %s", p->what, strerror(p->err));
@@ -210,7 +210,7 @@ const char *probe_failure(const struct probe *p, char *buf, size_t len)
 	return buf;
 }
 
-void say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
+void doctor_say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -35,7 +35,7 @@ struct doctor {
 };
 
 /* Set F: its level, its fix (NULL: none) and its detail. */
-void say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
+void doctor_say(struct finding *f, enum level level, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* What a probe child reports through its pipe. */
@@ -54,26 +54,26 @@ typedef void probe_fn(struct probe *p, int arg);
 /* The whole of a (small, /proc or /sys) file, or NULL; to be freed. */
 void doctor_close_pair(int p[2]);
 /* --doctor's user namespace check (doctor_userns.c). */
-void check_userns(struct doctor *d, struct finding *f);
+void doctor_check_userns(struct doctor *d, struct finding *f);
 /* --doctor's check of a sandbox around hutch (doctor_nested.c). */
-void check_nested(struct doctor *d, struct finding *f);
+void doctor_check_nested(struct doctor *d, struct finding *f);
 
 /* clone3 alone, and clone alone, with CLONE_PIDFD and SIGCHLD. */
 pid_t doctor_clone3(int flags, int *pidfd);
 pid_t doctor_clone(int flags, int *pidfd);
 /* Collect the child through its pidfd (closed), or by pid where that
  * fails. */
-void probe_reap(pid_t pid, int pidfd, siginfo_t *si);
+void doctor_probe_reap(pid_t pid, int pidfd, siginfo_t *si);
 /* Record the failed step WHAT when !OK; returns OK. */
-bool probe_step(struct probe *p, const char *what, bool ok);
+bool doctor_probe_step(struct probe *p, const char *what, bool ok);
 /* From a pidfd's fdinfo: the child's pid as /proc sees it (PROC), and
  * in its own pid namespace (the last NSpid).  False without them. */
-bool probe_pidfd_pids(int pidfd, long *proc, long *own);
+bool doctor_probe_pidfd_pids(int pidfd, long *proc, long *own);
 /* Run FN(ARG) in a child cloned with FLAGS (with its id maps written
  * when FLAGS has CLONE_NEWUSER); its report in OUT.  -1 with errno and
  * OUT->what "clone" when the clone fails. */
-int probe_run(int flags, probe_fn *fn, int arg, struct probe *out);
+int doctor_probe_run(int flags, probe_fn *fn, int arg, struct probe *out);
 /* "STEP: reason", or how the child ended without a report. */
-const char *probe_failure(const struct probe *p, char *buf, size_t len);
+const char *doctor_probe_failure(const struct probe *p, char *buf, size_t len);
 
 #endif

@@ -23,9 +23,9 @@ static void probe_userns(struct probe *p, int arg)
 {
 	(void)arg;
 	errno = ESRCH;
-	if (!probe_step(p, "pid 1 of the new pid namespace", getpid() == 1))
+	if (!doctor_probe_step(p, "pid 1 of the new pid namespace", getpid() == 1))
 		return;
-	p->ok = probe_step(p, "make / private",
+	p->ok = doctor_probe_step(p, "make / private",
 			   mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
 }
 
@@ -52,7 +52,7 @@ static void userns_count_refused(struct finding *f)
 	char fix[256];
 
 	if (!limit) {
-		say(f, LVL_FAIL, "raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=15000), "
+		doctor_say(f, LVL_FAIL, "raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=15000), "
 		    "here or in the parent user namespace",
 		    "clone(CLONE_NEWUSER) failed with ENOSPC: a count of namespaces is at its limit "
 		    "(user.max_user_namespaces = %ld here)", proc_read_number("/proc/sys/user/max_user_namespaces"));
@@ -60,7 +60,7 @@ static void userns_count_refused(struct finding *f)
 	}
 	snprintf(fix, sizeof(fix), "sysctl -w %s=15000 (and %s = 15000 in /etc/sysctl.d/hutch.conf)",
 		 limit, limit);
-	say(f, LVL_FAIL, fix, "clone(CLONE_NEWUSER) failed with ENOSPC: %s = 0", limit);
+	doctor_say(f, LVL_FAIL, fix, "clone(CLONE_NEWUSER) failed with ENOSPC: %s = 0", limit);
 }
 
 /* The container's fix: the shared probe's, and the fallback. */
@@ -78,14 +78,14 @@ static void userns_eperm(struct doctor *d, struct finding *f)
 
 	d->userns_refusal = kind;
 	if (kind == REFUSED_SYSCTL)
-		say(f, LVL_FAIL, userns_fix(REFUSED_SYSCTL),
+		doctor_say(f, LVL_FAIL, userns_fix(REFUSED_SYSCTL),
 		    "clone(CLONE_NEWUSER) failed with EPERM: kernel.unprivileged_userns_clone = 0");
 	else if (kind == REFUSED_SECCOMP)
-		say(f, LVL_FAIL, container_fix(fix, sizeof(fix)), "clone(CLONE_NEWUSER) failed "
+		doctor_say(f, LVL_FAIL, container_fix(fix, sizeof(fix)), "clone(CLONE_NEWUSER) failed "
 		    "with EPERM under a seccomp filter (a container's profile) while no sysctl "
 		    "forbids user namespaces");
 	else
-		say(f, LVL_FAIL, "look for the denial in the kernel log (dmesg) or the audit log",
+		doctor_say(f, LVL_FAIL, "look for the denial in the kernel log (dmesg) or the audit log",
 		    "clone(CLONE_NEWUSER) failed with EPERM, and neither a sysctl nor a seccomp filter "
 		    "explains it (an LSM policy?)");
 }
@@ -98,16 +98,16 @@ static void userns_clone_refused(struct doctor *d, struct finding *f, int err)
 	if (kind == REFUSED_COUNT && err == ENOSPC)
 		userns_count_refused(f);
 	else if (kind == REFUSED_COUNT)
-		say(f, LVL_FAIL, "run hutch from a less deeply nested user namespace",
+		doctor_say(f, LVL_FAIL, "run hutch from a less deeply nested user namespace",
 		    "clone(CLONE_NEWUSER) failed with EUSERS: 32 nested user namespaces already");
 	else if (err == EPERM)
 		userns_eperm(d, f);
 	else if (kind == REFUSED_KERNEL)
-		say(f, LVL_FAIL, "a kernel built with CONFIG_USER_NS=y and CONFIG_PID_NS=y",
+		doctor_say(f, LVL_FAIL, "a kernel built with CONFIG_USER_NS=y and CONFIG_PID_NS=y",
 		    "clone(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID) failed with EINVAL: "
 		    "the kernel has no user or pid namespaces");
 	else
-		say(f, LVL_FAIL, "see the error", "clone(CLONE_NEWUSER) failed: %s", strerror(err));
+		doctor_say(f, LVL_FAIL, "see the error", "clone(CLONE_NEWUSER) failed: %s", strerror(err));
 }
 
 /* Whether capability BIT is in this process's effective set. */
@@ -128,12 +128,12 @@ static void report_powerless(struct finding *f, const struct probe *p)
 {
 	char why[256];
 
-	probe_failure(p, why, sizeof(why));
+	doctor_probe_failure(p, why, sizeof(why));
 	if (proc_read_number(APPARMOR_SYSCTL) == 1)
-		say(f, LVL_FAIL, APPARMOR_FIX, "a new user namespace is made but has no privilege "
+		doctor_say(f, LVL_FAIL, APPARMOR_FIX, "a new user namespace is made but has no privilege "
 		    "(%s): kernel.apparmor_restrict_unprivileged_userns = 1", why);
 	else
-		say(f, LVL_FAIL, APPARMOR_FIX, "a new user namespace is made but has no privilege "
+		doctor_say(f, LVL_FAIL, APPARMOR_FIX, "a new user namespace is made but has no privilege "
 		    "(%s): a security module refuses its capabilities, as Ubuntu's "
 		    "kernel.apparmor_restrict_unprivileged_userns = 1 does", why);
 }
@@ -154,7 +154,7 @@ static void userns_setup_refused(struct finding *f, const struct probe *p)
 	struct userns_trial trial = probe_trial(p);
 	struct nested_finding outer = { .lack = NESTED_NONE };
 
-	probe_failure(p, why, sizeof(why));
+	doctor_probe_failure(p, why, sizeof(why));
 	if (eperm)
 		nested_find(getuid(), &outer);
 	if (userns_powerless(&trial))
@@ -163,31 +163,31 @@ static void userns_setup_refused(struct finding *f, const struct probe *p)
 		/* Another sandbox's doing: its fix, never "add CAP_SETFCAP"
 		 * or "unconfine the container", which would arm COMMAND. */
 		nested_reason(&outer, cause, sizeof(cause));
-		say(f, LVL_FAIL, nested_fix(&outer), "in new user, mount and pid namespaces: %s: %s "
+		doctor_say(f, LVL_FAIL, nested_fix(&outer), "in new user, mount and pid namespaces: %s: %s "
 		    "(see nested)", why, cause);
 	} else if (eperm && strcmp(p->what, "write uid_map") == 0 && getuid() == 0 &&
 		 !has_capability(CAP_SETFCAP_BIT))
-		say(f, LVL_FAIL, "run hutch as a non-root uid here",
+		doctor_say(f, LVL_FAIL, "run hutch as a non-root uid here",
 		    "write uid_map: mapping uid 0 needs CAP_SETFCAP, which this process lacks "
 		    "(inside another sandbox?)");
 	else if (eperm && userns_seccomp_filtered())
-		say(f, LVL_FAIL, container_fix(fix, sizeof(fix)), "in new user, mount and pid "
+		doctor_say(f, LVL_FAIL, container_fix(fix, sizeof(fix)), "in new user, mount and pid "
 		    "namespaces: %s, under a seccomp filter (a container's profile)", why);
 	else
-		say(f, LVL_FAIL, "see the error", "in new user, mount and pid namespaces: %s", why);
+		doctor_say(f, LVL_FAIL, "see the error", "in new user, mount and pid namespaces: %s", why);
 }
 
-void check_userns(struct doctor *d, struct finding *f)
+void doctor_check_userns(struct doctor *d, struct finding *f)
 {
 	struct probe p;
 
-	if (probe_run(NS_FLAGS, probe_userns, 0, &p) < 0 && strcmp(p.what, "clone") == 0) {
+	if (doctor_probe_run(NS_FLAGS, probe_userns, 0, &p) < 0 && strcmp(p.what, "clone") == 0) {
 		userns_clone_refused(d, f, p.err);
 	} else if (!p.ok) {
 		userns_setup_refused(f, &p);
 	} else {
 		d->userns_ok = true;
-		say(f, LVL_OK, NULL, "a child in new user, mount and pid namespaces got its id maps, "
+		doctor_say(f, LVL_OK, NULL, "a child in new user, mount and pid namespaces got its id maps, "
 		    "was pid 1 and could mount");
 	}
 }
