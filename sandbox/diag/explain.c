@@ -589,7 +589,7 @@ static void json_fallback(const struct plan *plan, struct json_writer *w)
 	json_key(w, "fallback");
 	json_string(w, plan->fallback == FALLBACK_LANDLOCK ? "landlock" : "none");
 	json_key(w, "fallback-plan");
-	landlock_explain_json(plan, w);
+	fallback_explain_json(plan, w);
 }
 
 static void json_deadlines(const struct plan *plan, struct json_writer *w)
@@ -652,7 +652,7 @@ int explain_plan(const struct plan *plan, FILE *out)
 	explain_net(plan, out);
 	explain_process(plan, out);
 	explain_policy(plan, out);
-	landlock_explain(plan, out);
+	fallback_explain(plan, out);
 	explain_limits(plan, out);
 	if (plan->argv) {
 		fprintf(out, "command:");

@@ -17,12 +17,12 @@ struct sandbox;
 /* Run the plan under the fallback: the run stage's work, filling sb->run
  * for supervise_exit_status.  Returns 0, or -1 with sb->err set when it
  * cannot (nothing ran unconfined); STAGE_NEW_ROLE in COMMAND's process. */
-int landlock_run(struct sandbox *sb);
+int fallback_stage_run(struct sandbox *sb);
 /* --explain: the fallback plan (rights per path, per-run directories,
  * network, approximations), or why this plan cannot run under it. */
-void landlock_explain(const struct plan *plan, FILE *out);
+void fallback_explain(const struct plan *plan, FILE *out);
 /* The same as one JSON object. */
 struct json_writer;
-void landlock_explain_json(const struct plan *plan, struct json_writer *w);
+void fallback_explain_json(const struct plan *plan, struct json_writer *w);
 
 #endif

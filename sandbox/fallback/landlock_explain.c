@@ -79,7 +79,7 @@ static void explain_network(const struct fallback *fb, FILE *out)
 			found->abi >= 4 ? ", TCP bind and connect denied (Landlock)" : "");
 }
 
-void landlock_explain(const struct plan *plan, FILE *out)
+void fallback_explain(const struct plan *plan, FILE *out)
 {
 	struct fallback_facts found = { .abi = 0 };
 	struct fallback fb;
@@ -159,7 +159,7 @@ static void json_rules(const struct fallback *fb, struct json_writer *w)
 	json_end_array(w);
 }
 
-void landlock_explain_json(const struct plan *plan, struct json_writer *w)
+void fallback_explain_json(const struct plan *plan, struct json_writer *w)
 {
 	struct fallback_facts found = { .abi = 0 };
 	struct fallback fb;

@@ -369,7 +369,7 @@ static int run_fallback(struct sandbox *sb, struct fallback_run *fr)
 	return -1;
 }
 
-int landlock_run(struct sandbox *sb)
+int fallback_stage_run(struct sandbox *sb)
 {
 	struct fallback_run fr = { .chld_fd = -1, .self_fd = -1 };
 	int rc = -1;

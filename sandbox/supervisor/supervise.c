@@ -194,7 +194,7 @@ static pid_t clone_pid1(struct sandbox *sb, int flags)
 }
 
 /* Namespaces refused, and said why in sb->err: never unconfined, the
- * fallback where the plan has one (landlock_run), else a clean failure. */
+ * fallback where the plan has one (fallback_stage_run), else a clean failure. */
 static int fall_back_or_fail(struct sandbox *sb)
 {
 	sb->fallback = sb->plan->fallback == FALLBACK_LANDLOCK;
@@ -343,7 +343,7 @@ int stage_idmap(struct sandbox *sb)
 
 		/* clone made the namespace, but the maps fail (Ubuntu's
 		 * AppArmor restriction for a root caller).  Never unconfined:
-		 * the fallback (landlock_run ends this child), or a clean
+		 * the fallback (fallback_stage_run ends this child), or a clean
 		 * failure. */
 		if (r < 0 && errno == EPERM && userns_refused_here(sb, EPERM))
 			return fall_back_or_fail(sb);
@@ -481,7 +481,7 @@ static void explain_refused_setup(struct sandbox *sb)
 int stage_run(struct sandbox *sb)
 {
 	if (sb->fallback)
-		return landlock_run(sb);
+		return fallback_stage_run(sb);
 	if (pty_start(sb) < 0 || netproxy_start(sb) < 0)
 		return -1;
 	if (supervise_loop_run(sb, &namespace_ops, NULL) < 0)
