@@ -52,7 +52,7 @@ static void explain_rules(const struct fallback *fb, FILE *out)
 	for (size_t i = 0; i < fb->n_rules; i++) {
 		if (said_with_area(fb, i))
 			continue;	/* said below */
-		describe_op(fb->rules[i].op, what, sizeof(what));
+		landlock_describe_op(fb->rules[i].op, what, sizeof(what));
 		fprintf(out, "  %-20s %s    (%s, %s)\n", access_name(fb->rules[i].access),
 			fb->rules[i].path, what, fb->rules[i].op->origin);
 	}
@@ -62,7 +62,7 @@ static void explain_rules(const struct fallback *fb, FILE *out)
 				"removed at exit\n", access_name(fb->areas[a].access),
 				fb->areas[a].dest, a == AREA_TMP ? "TMPDIR" : "HOME");
 	for (size_t i = 0; i < fb->n_makes; i++) {
-		describe_op(fb->makes[i].op, what, sizeof(what));
+		landlock_describe_op(fb->makes[i].op, what, sizeof(what));
 		fprintf(out, "  %-20s %s: made in the per-run directory%s\n", "", what,
 			made_as_link_to_host(fb, i) ? " as a symlink to the host path" : "");
 	}
@@ -93,8 +93,8 @@ void fallback_explain(const struct plan *plan, FILE *out)
 		return;
 	}
 	found.abi = landlock_abi_version();
-	fallback_init(&fb, plan, &found, err, sizeof(err));
-	if (fallback_translate(&fb) < 0) {
+	landlock_rules_init(&fb, plan, &found, err, sizeof(err));
+	if (landlock_translate(&fb) < 0) {
 		fprintf(out, "fallback: landlock, but this plan cannot run under it: %s\n",
 			err + strlen("fallback: "));
 	} else {
@@ -105,7 +105,7 @@ void fallback_explain(const struct plan *plan, FILE *out)
 		landlock_format_approximations(&found, approx, sizeof(approx));
 		fprintf(out, "  approximations: %s\n", approx);
 	}
-	fallback_free(&fb);
+	landlock_rules_free(&fb);
 }
 
 static void json_rules(const struct fallback *fb, struct json_writer *w)
@@ -117,7 +117,7 @@ static void json_rules(const struct fallback *fb, struct json_writer *w)
 	for (size_t i = 0; i < fb->n_rules; i++) {
 		if (said_with_area(fb, i))
 			continue;	/* in per-run */
-		describe_op(fb->rules[i].op, what, sizeof(what));
+		landlock_describe_op(fb->rules[i].op, what, sizeof(what));
 		json_begin_object(w, JSON_SPACED);
 		json_key(w, "access");
 		json_string(w, access_name(fb->rules[i].access));
@@ -148,7 +148,7 @@ static void json_rules(const struct fallback *fb, struct json_writer *w)
 	json_key(w, "made");
 	json_begin_array(w, JSON_SPACED);
 	for (size_t i = 0; i < fb->n_makes; i++) {
-		describe_op(fb->makes[i].op, what, sizeof(what));
+		landlock_describe_op(fb->makes[i].op, what, sizeof(what));
 		json_begin_object(w, JSON_SPACED);
 		json_key(w, "option");
 		json_string(w, what);
@@ -175,14 +175,14 @@ void fallback_explain_json(const struct plan *plan, struct json_writer *w)
 	}
 	json_string(w, "landlock");
 	found.abi = landlock_abi_version();
-	fallback_init(&fb, plan, &found, err, sizeof(err));
+	landlock_rules_init(&fb, plan, &found, err, sizeof(err));
 	json_key(w, "usable");
-	if (fallback_translate(&fb) < 0) {
+	if (landlock_translate(&fb) < 0) {
 		json_bool(w, false);
 		json_key(w, "reason");
 		json_string(w, err + strlen("fallback: "));
 		json_end_object(w);
-		fallback_free(&fb);
+		landlock_rules_free(&fb);
 		return;
 	}
 	json_bool(w, true);
@@ -197,5 +197,5 @@ void fallback_explain_json(const struct plan *plan, struct json_writer *w)
 		json_string(w, text);
 	json_end_array(w);
 	json_end_object(w);
-	fallback_free(&fb);
+	landlock_rules_free(&fb);
 }

@@ -133,7 +133,7 @@ static int prepare(struct sandbox *sb, struct fallback_run *fr)
 	memset(sb->err, 0, sizeof(sb->err));
 	fallback_point_env(&fr->fb, sb);
 	sb->has_init = false;	/* COMMAND runs as the supervisor's child */
-	if (fallback_build_ruleset(&fr->fb) < 0 || fallback_build_net_filter(&fr->fb) < 0 ||
+	if (landlock_build_ruleset(&fr->fb) < 0 || landlock_build_net_filter(&fr->fb) < 0 ||
 	    renew_pipes(sb) < 0 || become_subreaper(sb, fr) < 0)
 		return -1;
 	print_notice(sb);
@@ -375,8 +375,8 @@ int fallback_stage_run(struct sandbox *sb)
 	int rc = -1;
 
 	abandon_namespace_child(sb);
-	fallback_init(&fr.fb, sb->plan, &sb->found, sb->err, sizeof(sb->err));
-	if (check_landlock(sb) == 0 && check_proc(sb) == 0 && fallback_translate(&fr.fb) == 0) {
+	landlock_rules_init(&fr.fb, sb->plan, &sb->found, sb->err, sizeof(sb->err));
+	if (check_landlock(sb) == 0 && check_proc(sb) == 0 && landlock_translate(&fr.fb) == 0) {
 		rc = run_fallback(sb, &fr);
 		/* COMMAND's process keeps its copy of the rules: the walker
 		 * goes on in it, and execve ends it. */
@@ -384,7 +384,7 @@ int fallback_stage_run(struct sandbox *sb)
 			return rc;
 		fallback_remove_run_dirs(&fr.fb);
 	}
-	fallback_free(&fr.fb);
+	landlock_rules_free(&fr.fb);
 	close_fd(&fr.chld_fd);
 	close_fd(&fr.self_fd);
 	return rc;

@@ -157,8 +157,8 @@ static int apply_make(struct fallback *fb, const struct make *m)
 		close(dir);
 	if (rc == 0)
 		return 0;
-	describe_op(m->op, what, sizeof(what));
-	return fallback_fail_path(fb, "in the per-run directory:", what);
+	landlock_describe_op(m->op, what, sizeof(what));
+	return landlock_fail_path(fb, "in the per-run directory:", what);
 }
 
 static bool any_area(const struct fallback *fb)
@@ -174,7 +174,7 @@ static int open_base(struct fallback *fb)
 		 tmpdir && tmpdir[0] == '/' ? tmpdir : "/tmp");
 	fb->base_fd = open(fb->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fb->base_fd < 0 && any_area(fb))
-		return fallback_fail_path(fb, "per-run directories in", fb->base);
+		return landlock_fail_path(fb, "per-run directories in", fb->base);
 	return 0;
 }
 
@@ -185,15 +185,15 @@ static int make_area(struct fallback *fb, int a)
 	if (!area->dest)
 		return 0;
 	if (snprintf(area->host, sizeof(area->host), "%s/%s/%s", fb->base, fb->run_name,
-		     area_leaf[a]) >= (int)sizeof(area->host)) {
+		     landlock_area_leaf[a]) >= (int)sizeof(area->host)) {
 		errno = ENAMETOOLONG;
-		return fallback_fail_path(fb, "per-run directory in", fb->base);
+		return landlock_fail_path(fb, "per-run directory in", fb->base);
 	}
-	if (mkdirat(fb->run_fd, area_leaf[a], 0700) < 0)
-		return fallback_fail_path(fb, "per-run directory", area->host);
-	area->fd = openat(fb->run_fd, area_leaf[a], O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	if (mkdirat(fb->run_fd, landlock_area_leaf[a], 0700) < 0)
+		return landlock_fail_path(fb, "per-run directory", area->host);
+	area->fd = openat(fb->run_fd, landlock_area_leaf[a], O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			  O_CLOEXEC);
-	return area->fd < 0 ? fallback_fail_path(fb, "per-run directory", area->host) : 0;
+	return area->fd < 0 ? landlock_fail_path(fb, "per-run directory", area->host) : 0;
 }
 
 int fallback_make_run_dirs(struct fallback *fb)
@@ -211,14 +211,14 @@ int fallback_make_run_dirs(struct fallback *fb)
 	snprintf(path, sizeof(path), "%s/%s", fb->base, fb->run_name);
 	/* 0700, and never one that exists already: no one else's files. */
 	if (mkdirat(fb->base_fd, fb->run_name, 0700) < 0) {
-		fallback_fail_path(fb, "per-run directory", path);
+		landlock_fail_path(fb, "per-run directory", path);
 		fb->run_name[0] = '\0';
 		return -1;
 	}
 	fb->run_fd = openat(fb->base_fd, fb->run_name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			    O_CLOEXEC);
 	if (fb->run_fd < 0)
-		return fallback_fail_path(fb, "per-run directory", path);
+		return landlock_fail_path(fb, "per-run directory", path);
 	for (int a = 0; a < N_AREAS; a++)
 		if (make_area(fb, a) < 0)
 			return -1;
@@ -245,10 +245,10 @@ static char *map_path(const struct fallback *fb, const char *path)
 	char clean[PATH_MAX];
 	int best = -1;
 
-	if (clean_path(path, clean, sizeof(clean)) < 0)
+	if (landlock_clean_path(path, clean, sizeof(clean)) < 0)
 		return xstrdup(path);
 	for (int a = 0; a < N_AREAS; a++)
-		if (fb->areas[a].dest && at_or_beneath(clean, fb->areas[a].dest) &&
+		if (fb->areas[a].dest && landlock_at_or_beneath(clean, fb->areas[a].dest) &&
 		    (best < 0 || strlen(fb->areas[a].dest) > strlen(fb->areas[best].dest)))
 			best = a;
 	if (best < 0)

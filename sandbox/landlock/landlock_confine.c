@@ -45,13 +45,13 @@ static int add_path_rule(struct fallback *fb, int ruleset, int fd, uint64_t acce
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
-		return fallback_fail_path(fb, "Landlock rule for", path);
+		return landlock_fail_path(fb, "Landlock rule for", path);
 	pb.allowed_access = access & handled_fs(fb->found->abi) &
 			    (S_ISDIR(st.st_mode) ? ~0ULL : R_FILE);
 	if (pb.allowed_access == 0)
 		return 0;
 	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0) < 0)
-		return fallback_fail_path(fb, "Landlock rule for", path);
+		return landlock_fail_path(fb, "Landlock rule for", path);
 	return 0;
 }
 
@@ -69,7 +69,7 @@ static int guard_rule_object(struct fallback *fb, const struct rule *r, int fd)
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, real, sizeof(real) - 1);
 	if (n <= 0 || real[0] != '/')
-		return fallback_fail_path(fb, "Landlock rule for", r->path);
+		return landlock_fail_path(fb, "Landlock rule for", r->path);
 	real[n] = '\0';
 	return guard_check_bound(fb->plan, r->op, "fallback", real, fb->err, fb->errlen);
 }
@@ -84,7 +84,7 @@ static int add_host_rules(struct fallback *fb, int ruleset)
 			continue;
 		fd = open(r->path, O_PATH | O_CLOEXEC);
 		if (fd < 0)
-			return fallback_fail_path(fb, "Landlock rule for", r->path);
+			return landlock_fail_path(fb, "Landlock rule for", r->path);
 		rc = guard_rule_object(fb, r, fd);
 		if (rc == 0)
 			rc = add_path_rule(fb, ruleset, fd, r->access, r->path);
@@ -100,7 +100,7 @@ static int add_host_rules(struct fallback *fb, int ruleset)
 }
 
 /* Every right the kernel knows is handled: what no rule grants is denied. */
-int fallback_build_ruleset(struct fallback *fb)
+int landlock_build_ruleset(struct fallback *fb)
 {
 	struct ll_ruleset_attr attr = { .handled_access_fs = handled_fs(fb->found->abi) };
 
@@ -111,14 +111,14 @@ int fallback_build_ruleset(struct fallback *fb)
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
 	fb->ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fb->ruleset < 0)
-		return fallback_fail_path(fb, "Landlock", "ruleset");
+		return landlock_fail_path(fb, "Landlock", "ruleset");
 	return add_host_rules(fb, fb->ruleset);
 }
 
 /* No network in the plan: socket() for any family but AF_UNIX fails
  * (IP, packet, netlink and the rest), and io_uring, whose socket
  * operation would pass by socket(), looks absent. */
-int fallback_build_net_filter(struct fallback *fb)
+int landlock_build_net_filter(struct fallback *fb)
 {
 	int rc;
 
@@ -126,7 +126,7 @@ int fallback_build_net_filter(struct fallback *fb)
 		return 0;
 	fb->net_filter = seccomp_init(SCMP_ACT_ALLOW);
 	if (!fb->net_filter)
-		return fallback_fail_path(fb, "seccomp", "network filter");
+		return landlock_fail_path(fb, "seccomp", "network filter");
 	rc = seccomp_rule_add(fb->net_filter, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket),
 			      1, SCMP_A0(SCMP_CMP_NE, AF_UNIX, 0));
 	if (rc == 0)
@@ -134,7 +134,7 @@ int fallback_build_net_filter(struct fallback *fb)
 				      SCMP_SYS(io_uring_setup), 0);
 	if (rc < 0) {
 		errno = -rc;
-		return fallback_fail_path(fb, "seccomp", "network filter");
+		return landlock_fail_path(fb, "seccomp", "network filter");
 	}
 	return 0;
 }

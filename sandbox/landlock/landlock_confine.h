@@ -18,9 +18,9 @@ struct fallback_child {
 
 /* The supervisor: fb->ruleset from the rules (every right the kernel
  * knows handled); -1 with fb->err set. */
-int fallback_build_ruleset(struct fallback *fb);
+int landlock_build_ruleset(struct fallback *fb);
 /* No network in the plan: fb->net_filter, socket() for AF_UNIX alone. */
-int fallback_build_net_filter(struct fallback *fb);
+int landlock_build_net_filter(struct fallback *fb);
 /* In COMMAND's process (the policy stage): chdir, no_new_privs, then the
  * ruleset and the filter of sb->fallback_child, for good. */
 int landlock_confine(struct sandbox *sb);

@@ -48,14 +48,14 @@
 #include "landlock_rules.h"
 #include "lib/lib.h"
 
-const char *const area_leaf[N_AREAS] = { "tmp", "home" };
+const char *const landlock_area_leaf[N_AREAS] = { "tmp", "home" };
 
 static const char *const dev_nodes[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
 };
 
 /* "--ro-bind /usr /usr": the operation as the caller wrote it. */
-void describe_op(const struct fs_op *op, char *buf, size_t len)
+void landlock_describe_op(const struct fs_op *op, char *buf, size_t len)
 {
 	const char *name = plan_op_name(op->kind);
 	bool show_src = op->src && op->kind != FS_MIRROR;
@@ -72,14 +72,14 @@ static int refuse(struct fallback *fb, const struct fs_op *op, const char *why)
 {
 	char what[PATH_MAX * 2 + 32];
 
-	describe_op(op, what, sizeof(what));
+	landlock_describe_op(op, what, sizeof(what));
 	snprintf(fb->err, fb->errlen, "fallback: %s: %s", what, why);
 	return -1;
 }
 
 /* PATH made canonical without the file system: absolute, no repeated or
  * trailing '/'; "." and ".." are refused (-1), never resolved. */
-int clean_path(const char *in, char *out, size_t len)
+int landlock_clean_path(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
 
@@ -120,7 +120,7 @@ static bool beneath(const char *path, const char *dir)
 	return strncmp(path, dir, len) == 0 && path[len] == '/';
 }
 
-bool at_or_beneath(const char *path, const char *dir)
+bool landlock_at_or_beneath(const char *path, const char *dir)
 {
 	return strcmp(path, dir) == 0 || beneath(path, dir);
 }
@@ -137,7 +137,7 @@ static int check_covered(struct fallback *fb, const struct fs_op *op, const char
 
 		if (!beneath(path, r->path) || !(r->access & ~access))
 			continue;
-		describe_op(r->op, other, sizeof(other));
+		landlock_describe_op(r->op, other, sizeof(other));
 		snprintf(why, sizeof(why), "Landlock cannot take away beneath %s what it "
 			 "grants; drop one of them", other);
 		return refuse(fb, op, why);
@@ -173,14 +173,14 @@ static void drop_covered(struct fallback *fb, const char *path)
 	size_t kept = 0;
 
 	for (size_t i = 0; i < fb->n_rules; i++) {
-		if (at_or_beneath(fb->rules[i].path, path))
+		if (landlock_at_or_beneath(fb->rules[i].path, path))
 			free(fb->rules[i].path);
 		else
 			fb->rules[kept++] = fb->rules[i];
 	}
 	fb->n_rules = kept;
 	for (int a = 0; a < N_AREAS; a++)
-		if (fb->areas[a].dest && at_or_beneath(fb->areas[a].dest, path))
+		if (fb->areas[a].dest && landlock_at_or_beneath(fb->areas[a].dest, path))
 			drop_area(fb, a);
 }
 
@@ -241,7 +241,7 @@ static int bind_source(struct fallback *fb, const struct fs_op *op, const char *
 	struct stat st;
 	char why[256];
 
-	if (clean_path(op->src, path, len) < 0 || strcmp(path, dest) != 0)
+	if (landlock_clean_path(op->src, path, len) < 0 || strcmp(path, dest) != 0)
 		return refuse(fb, op, "Landlock cannot move paths; use the same path "
 			      "inside and out");
 	if (stat(path, &st) == 0)
@@ -277,10 +277,10 @@ static int remount_ro(struct fallback *fb, const struct fs_op *op, const char *p
 	if (check_covered(fb, op, path, R_RW & ~R_WRITE) < 0)
 		return -1;
 	for (size_t i = 0; i < fb->n_rules; i++)
-		if (at_or_beneath(fb->rules[i].path, path))
+		if (landlock_at_or_beneath(fb->rules[i].path, path))
 			fb->rules[i].access &= ~R_WRITE;
 	for (int a = 0; a < N_AREAS; a++)
-		if (fb->areas[a].dest && at_or_beneath(fb->areas[a].dest, path))
+		if (fb->areas[a].dest && landlock_at_or_beneath(fb->areas[a].dest, path))
 			fb->areas[a].access &= ~R_WRITE;
 	return 0;
 }
@@ -419,7 +419,7 @@ static int translate_op(struct fallback *fb, const struct fs_op *op)
 	char dest[PATH_MAX];
 	int area;
 
-	if (clean_path(op->dest, dest, sizeof(dest)) < 0)
+	if (landlock_clean_path(op->dest, dest, sizeof(dest)) < 0)
 		return refuse(fb, op, "the fallback needs an absolute path without . or ..");
 	area = area_holding(fb, dest);
 	if (area >= 0)
@@ -465,7 +465,7 @@ static int check_identity(struct fallback *fb)
 	return 0;
 }
 
-void fallback_init(struct fallback *fb, const struct plan *plan, struct fallback_facts *found,
+void landlock_rules_init(struct fallback *fb, const struct plan *plan, struct fallback_facts *found,
 		   char *err, size_t errlen)
 {
 	const char *home = plan_getenv(plan, "HOME");
@@ -481,13 +481,13 @@ void fallback_init(struct fallback *fb, const struct plan *plan, struct fallback
 		fb->areas[a].fd = -1;
 	if (!home)
 		home = getenv("HOME");
-	if (home && clean_path(home, clean, sizeof(clean)) == 0)
+	if (home && landlock_clean_path(home, clean, sizeof(clean)) == 0)
 		fb->home = xstrdup(clean);
 	fb->deny_net = (plan->clone_flags & CLONE_NEWNET) && !plan->share_net;
 	found->deny_net = fb->deny_net;
 }
 
-int fallback_translate(struct fallback *fb)
+int landlock_translate(struct fallback *fb)
 {
 	if (check_identity(fb) < 0)
 		return -1;
@@ -497,7 +497,7 @@ int fallback_translate(struct fallback *fb)
 	return 0;
 }
 
-void fallback_free(struct fallback *fb)
+void landlock_rules_free(struct fallback *fb)
 {
 	for (size_t i = 0; i < fb->n_rules; i++)
 		free(fb->rules[i].path);
@@ -517,7 +517,7 @@ void fallback_free(struct fallback *fb)
 		seccomp_release(fb->net_filter);
 }
 
-int fallback_fail_path(struct fallback *fb, const char *what, const char *path)
+int landlock_fail_path(struct fallback *fb, const char *what, const char *path)
 {
 	snprintf(fb->err, fb->errlen, "fallback: %s %s: %s", what, path, strerror(errno));
 	return -1;

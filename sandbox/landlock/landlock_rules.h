@@ -65,7 +65,7 @@ struct ll_path_beneath {
 		  LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
 /* The leaf names of the per-run directories, by area. */
-extern const char *const area_leaf[];
+extern const char *const landlock_area_leaf[];
 
 enum { AREA_TMP, AREA_HOME, N_AREAS };
 
@@ -118,21 +118,21 @@ struct fallback {
 
 /* FB empty, for PLAN; failures are written to ERR.  FOUND gets what the
  * rules show (the host's /proc, no network). */
-void fallback_init(struct fallback *fb, const struct plan *plan, struct fallback_facts *found,
+void landlock_rules_init(struct fallback *fb, const struct plan *plan, struct fallback_facts *found,
 		   char *err, size_t errlen);
 /* The plan's fs operations as rules, per-run areas and makes; -1 with
  * the refusal in fb->err when the plan cannot run under the fallback. */
-int fallback_translate(struct fallback *fb);
-void fallback_free(struct fallback *fb);
+int landlock_translate(struct fallback *fb);
+void landlock_rules_free(struct fallback *fb);
 
 /* fb->err: "fallback: WHAT PATH: strerror(errno)"; -1. */
-int fallback_fail_path(struct fallback *fb, const char *what, const char *path);
+int landlock_fail_path(struct fallback *fb, const char *what, const char *path);
 /* "--ro-bind /usr /usr": the operation as the caller wrote it. */
-void describe_op(const struct fs_op *op, char *buf, size_t len);
+void landlock_describe_op(const struct fs_op *op, char *buf, size_t len);
 /* PATH made canonical without the file system: absolute, no repeated or
  * trailing '/'; "." and ".." are refused (-1), never resolved. */
-int clean_path(const char *in, char *out, size_t len);
+int landlock_clean_path(const char *in, char *out, size_t len);
 /* Is PATH DIR, or beneath it? */
-bool at_or_beneath(const char *path, const char *dir);
+bool landlock_at_or_beneath(const char *path, const char *dir);
 
 #endif

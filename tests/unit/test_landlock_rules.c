@@ -40,8 +40,8 @@ static void add(struct fixture *t, enum fs_kind kind, unsigned flags, const char
 
 static int translate(struct fixture *t)
 {
-	fallback_init(&t->fb, &t->plan, &t->found, t->err, sizeof(t->err));
-	return fallback_translate(&t->fb);
+	landlock_rules_init(&t->fb, &t->plan, &t->found, t->err, sizeof(t->err));
+	return landlock_translate(&t->fb);
 }
 
 /* The rule at PATH, or NULL. */
@@ -63,7 +63,7 @@ START_TEST(read_only_bind_is_read_and_execute)
 	ck_assert_uint_eq(t.fb.n_rules, 1);
 	ck_assert_ptr_nonnull(rule_at(&t, "/usr"));
 	ck_assert(rule_at(&t, "/usr")->access == R_RX);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -77,7 +77,7 @@ START_TEST(writable_bind_beneath_a_read_only_one_adds)
 	ck_assert_int_eq(translate(&t), 0);
 	ck_assert(rule_at(&t, "/")->access == R_RX);
 	ck_assert(rule_at(&t, "/etc")->access == R_RW);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -90,7 +90,7 @@ START_TEST(less_beneath_more_is_refused)
 	add(&t, FS_BIND, FS_READONLY, "/usr", "/usr");
 	ck_assert_int_eq(translate(&t), -1);
 	ck_assert_msg(strstr(t.err, "Landlock cannot take away beneath"), "%s", t.err);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -104,7 +104,7 @@ START_TEST(a_later_bind_replaces_what_is_beneath)
 	ck_assert_int_eq(translate(&t), 0);
 	ck_assert_uint_eq(t.fb.n_rules, 1);
 	ck_assert(rule_at(&t, "/")->access == R_RW);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -116,7 +116,7 @@ START_TEST(moved_bind_is_refused)
 	add(&t, FS_BIND, FS_READONLY, "/usr", "/opt/usr");
 	ck_assert_int_eq(translate(&t), -1);
 	ck_assert_msg(strstr(t.err, "Landlock cannot move paths"), "%s", t.err);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -129,7 +129,7 @@ START_TEST(remount_ro_takes_writing_away)
 	add(&t, FS_REMOUNT_RO, 0, NULL, "/etc");
 	ck_assert_int_eq(translate(&t), 0);
 	ck_assert(rule_at(&t, "/etc")->access == R_RX);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -144,7 +144,7 @@ START_TEST(tmpfs_on_tmp_is_a_per_run_area)
 	ck_assert_str_eq(t.fb.areas[AREA_TMP].dest, "/tmp");
 	ck_assert(t.fb.areas[AREA_TMP].access == R_RW);
 	ck_assert(rule_at(&t, "/tmp")->access == 0);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -157,7 +157,7 @@ START_TEST(tmpfs_beneath_a_readable_bind_is_refused)
 	add(&t, FS_TMPFS, 0, NULL, "/tmp");
 	ck_assert_int_eq(translate(&t), -1);
 	ck_assert_msg(strstr(t.err, "Landlock cannot take away beneath"), "%s", t.err);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -170,7 +170,7 @@ START_TEST(proc_is_the_hosts_read_only)
 	ck_assert_int_eq(translate(&t), 0);
 	ck_assert(rule_at(&t, "/proc")->access == R_READ);
 	ck_assert(t.found.host_proc);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -183,7 +183,7 @@ START_TEST(other_ids_are_refused)
 	ck_assert_int_eq(translate(&t), -1);
 	ck_assert_msg(strstr(t.err, "ids other than the caller's need a user namespace"),
 		      "%s", t.err);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
@@ -195,7 +195,7 @@ START_TEST(mount_only_operations_are_refused)
 	add(&t, FS_MQUEUE, 0, NULL, "/dev/mqueue");
 	ck_assert_int_eq(translate(&t), -1);
 	ck_assert_msg(strstr(t.err, "needs a mount namespace"), "%s", t.err);
-	fallback_free(&t.fb);
+	landlock_rules_free(&t.fb);
 }
 END_TEST
 
