@@ -468,13 +468,13 @@ static int exec_failure(struct sandbox *sb, const char *file)
 
 	if (plan->mode == MODE_BWRAP) {
 		stage_fail_as(sb, "", file, BW_EXECVP, file);
-		child_fail(sb, 1);
+		setup_log_fail(sb, 1);
 	}
 	if (errnum == ENOENT)
 		describe_missing(file, sb->err, sizeof(sb->err));
 	else
 		stage_fail_msg(sb, "%s: %s", file, strerror(errnum));
-	child_fail(sb, errnum == ENOENT ? 127 : 126);
+	setup_log_fail(sb, errnum == ENOENT ? 127 : 126);
 }
 
 int stage_exec(struct sandbox *sb)

@@ -129,7 +129,7 @@ static int check_proc(struct sandbox *sb)
 
 static int prepare(struct sandbox *sb, struct fallback_run *fr)
 {
-	/* The refusal's message is said; child_fail must not send its tail. */
+	/* The refusal's message is said; setup_log_fail must not send its tail. */
 	memset(sb->err, 0, sizeof(sb->err));
 	fallback_point_env(&fr->fb, sb);
 	sb->has_init = false;	/* COMMAND runs as the supervisor's child */

@@ -79,9 +79,9 @@ void supervise_drain_log(struct sandbox *sb);
 
 /* Add an fd to the supervisor's poll loop; -1 when the table is full
  * (poll_sources.c). */
-int supervise_add_source(struct sandbox *sb, int fd, short events,
+int loop_add_source(struct sandbox *sb, int fd, short events,
 			 void (*on_ready)(struct sandbox *sb, short revents));
-void supervise_remove_source(struct sandbox *sb, int fd);
+void loop_remove_source(struct sandbox *sb, int fd);
 
 /* ---- the set-up log (setup_log.c) ---- */
 
@@ -89,7 +89,7 @@ void supervise_remove_source(struct sandbox *sb, int fd);
  * -1 with errno on failure. */
 int setup_log_open(int fds[2]);
 /* In a set-up process: report SB->err through the log and exit. */
-void child_fail(struct sandbox *sb, int status) __attribute__((noreturn));
+void setup_log_fail(struct sandbox *sb, int status) __attribute__((noreturn));
 /* In COMMAND's process just before execve: the marker that says every
  * failure from here on is COMMAND's; -1 when it cannot be written. */
 int setup_log_mark_exec(struct sandbox *sb);

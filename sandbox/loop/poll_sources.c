@@ -5,7 +5,7 @@
 #include "loop.h"
 #include "sandbox.h"
 
-int supervise_add_source(struct sandbox *sb, int fd, short events,
+int loop_add_source(struct sandbox *sb, int fd, short events,
 			 void (*on_ready)(struct sandbox *sb, short revents))
 {
 	if (sb->n_sources == MAX_POLL_SOURCES)
@@ -14,7 +14,7 @@ int supervise_add_source(struct sandbox *sb, int fd, short events,
 	return 0;
 }
 
-void supervise_remove_source(struct sandbox *sb, int fd)
+void loop_remove_source(struct sandbox *sb, int fd)
 {
 	for (int i = 0; i < sb->n_sources; i++)
 		if (sb->sources[i].fd == fd) {

@@ -318,9 +318,9 @@ static void on_stdout(struct sandbox *sb, short revents);
 static void watch(struct sandbox *sb, int fd, short events,
 		  void (*on_ready)(struct sandbox *sb, short revents))
 {
-	supervise_remove_source(sb, fd);
+	loop_remove_source(sb, fd);
 	if (fd >= 0 && events)
-		supervise_add_source(sb, fd, events, on_ready);
+		loop_add_source(sb, fd, events, on_ready);
 }
 
 /* Poll each fd for what the buffers allow now: never an fd that has
@@ -489,7 +489,7 @@ static bool master_read(struct pty_state *st)
  * would, rather than let it write into a full pty for ever. */
 static void hang_up(struct sandbox *sb, struct pty_state *st)
 {
-	supervise_remove_source(sb, st->master);
+	loop_remove_source(sb, st->master);
 	close_fd(&st->master);
 	st->master_gone = true;
 	st->out.start = st->out.end = 0;
@@ -568,7 +568,7 @@ static void on_handoff(struct sandbox *sb, short revents)
 
 	(void)revents;
 	st->master = receive_master(st);
-	supervise_remove_source(sb, st->handoff[0]);
+	loop_remove_source(sb, st->handoff[0]);
 	close_fd(&st->handoff[0]);
 	if (st->master < 0)
 		return;
@@ -604,7 +604,7 @@ int pty_start(struct sandbox *sb)
 	/* After clone, so COMMAND keeps the caller's SIGPIPE: a closed
 	 * stdout must end the relay, not kill hutch with the terminal raw. */
 	signal(SIGPIPE, SIG_IGN);
-	if (supervise_add_source(sb, st->handoff[0], POLLIN, on_handoff) < 0) {
+	if (loop_add_source(sb, st->handoff[0], POLLIN, on_handoff) < 0) {
 		errno = ENOSPC;
 		return pty_fail(sb, "poll source");
 	}

@@ -41,7 +41,7 @@ int setup_log_open(int fds[2])
 	return 0;
 }
 
-void child_fail(struct sandbox *sb, int status)
+void setup_log_fail(struct sandbox *sb, int status)
 {
 	size_t len = strlen(sb->err);
 	char marks[TIMING_LINES_MAX];

@@ -173,7 +173,7 @@ void connect_broker_finish(struct sandbox *sb)
 		return;
 	for (size_t i = 0; i < MAX_PENDING; i++)
 		if (b->pending[i].sock >= 0) {
-			supervise_remove_source(sb, b->pending[i].sock);
+			loop_remove_source(sb, b->pending[i].sock);
 			close(b->pending[i].sock);
 		}
 	free(b);
@@ -426,7 +426,7 @@ static int free_slot(struct sandbox *sb)
 	/* Full: drop those whose caller is gone (killed while waiting). */
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (!still_waiting(b->listener, b->pending[i].id)) {
-			supervise_remove_source(sb, b->pending[i].sock);
+			loop_remove_source(sb, b->pending[i].sock);
 			close(b->pending[i].sock);
 			b->pending[i].sock = -1;
 		}
@@ -452,7 +452,7 @@ static void on_pending(struct sandbox *sb, short revents)
 			continue;
 		if (getsockopt(pfd.fd, SOL_SOCKET, SO_ERROR, &error, &len) < 0)
 			error = errno;
-		supervise_remove_source(sb, pfd.fd);
+		loop_remove_source(sb, pfd.fd);
 		if (b->pending[i].stand_in) {
 			finish_stand_in(sb, &b->pending[i], error);
 		} else {
@@ -469,7 +469,7 @@ static bool keep_pending(struct sandbox *sb, const struct pending *p)
 	struct connect_broker *b = sb->broker;
 	int slot = free_slot(sb);
 
-	if (slot < 0 || supervise_add_source(sb, p->sock, POLLOUT, on_pending) < 0)
+	if (slot < 0 || loop_add_source(sb, p->sock, POLLOUT, on_pending) < 0)
 		return false;
 	b->pending[slot] = *p;
 	return true;

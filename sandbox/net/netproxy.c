@@ -399,7 +399,7 @@ int netproxy_start(struct sandbox *sb)
 	watch_fixed(st, st->chan, stag_of(STAG_CHAN, 0));
 	watch_fixed(st, st->timer, stag_of(STAG_TIMER, 0));
 	watch_fixed(st, st->worker_pidfd, stag_of(STAG_WORKER, 0));
-	if (supervise_add_source(sb, st->epoll, POLLIN, on_epoll) < 0) {
+	if (loop_add_source(sb, st->epoll, POLLIN, on_epoll) < 0) {
 		stage_fail_msg(sb, "the --allow-net proxy: too many poll "
 			 "sources");
 		return -1;
@@ -450,7 +450,7 @@ void netproxy_finish(struct sandbox *sb)
 	if (!st)
 		return;
 	if (st->epoll >= 0)
-		supervise_remove_source(sb, st->epoll);
+		loop_remove_source(sb, st->epoll);
 	end_worker(sb);
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		if (st->d[i].phase != D_FREE)

@@ -489,7 +489,7 @@ static void stop_listening(struct sandbox *sb)
 {
 	struct report_state *r = sb->report;
 
-	supervise_remove_source(sb, r->listener);
+	loop_remove_source(sb, r->listener);
 	/* No call waits any more: the broker's connects in progress go, and
 	 * with them its copy of the listener's number. */
 	connect_broker_finish(sb);
@@ -545,7 +545,7 @@ static void start_listening(struct sandbox *sb, int fd)
 	 * older kernel only lacks the speed. */
 	(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-	if (supervise_add_source(sb, fd, POLLIN, on_listener) < 0) {
+	if (loop_add_source(sb, fd, POLLIN, on_listener) < 0) {
 		/* Unpolled, it would leave refused calls waiting forever;
 		 * closed, they fail with ENOSYS. */
 		close(fd);
@@ -556,7 +556,7 @@ static void start_listening(struct sandbox *sb, int fd)
 
 static void stop_socket(struct sandbox *sb)
 {
-	supervise_remove_source(sb, sb->report_sock[0]);
+	loop_remove_source(sb, sb->report_sock[0]);
 	close(sb->report_sock[0]);
 	sb->report_sock[0] = -1;
 }
@@ -596,7 +596,7 @@ void report_started(struct sandbox *sb)
 		return;
 	close(sb->report_sock[1]);
 	sb->report_sock[1] = -1;
-	if (supervise_add_source(sb, sb->report_sock[0], POLLIN,
+	if (loop_add_source(sb, sb->report_sock[0], POLLIN,
 				 on_socket) < 0) {
 		report_warn(sb, "socket", "too many poll sources");
 		stop_socket(sb);
