@@ -238,7 +238,7 @@ static bool bwrap_refusal(struct sandbox *sb, int errnum)
 		id = BW_NEW_NAMESPACE_EPERM;
 	else if (errnum == ENOSPC)
 		id = BW_NEW_NAMESPACE_ENOSPC;
-	bwrap_text_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
+	messages_bwrap_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
 			&(struct failure){ "clone", "new namespaces", "(clone3)", id, NULL, NULL },
 			errnum);
 	return true;

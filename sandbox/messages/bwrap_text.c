@@ -139,7 +139,7 @@ static const char *placeholder(const char *p, const char *a, const char *b, size
 	return arg;
 }
 
-void bwrap_text_format(char *out, size_t len, enum bwrap_text id,
+void messages_bwrap_format(char *out, size_t len, enum bwrap_text id,
 		       const char *a, const char *b)
 {
 	const char *p = texts[id].text;
@@ -165,7 +165,7 @@ static const char *mount_strerror(int errnum)
 	return strerror(errnum);
 }
 
-int bwrap_text_fail(char *err, size_t errlen, enum mode mode,
+int messages_bwrap_fail(char *err, size_t errlen, enum mode mode,
 		    const struct failure *f, int errnum)
 {
 	char text[2048];
@@ -176,7 +176,7 @@ int bwrap_text_fail(char *err, size_t errlen, enum mode mode,
 			 strerror(errnum));
 		return -1;
 	}
-	bwrap_text_format(text, sizeof(text), f->id, f->a, f->b);
+	messages_bwrap_format(text, sizeof(text), f->id, f->a, f->b);
 	if (part == NONE)
 		snprintf(err, errlen, "%s: %s", f->stage, text);
 	else
@@ -185,7 +185,7 @@ int bwrap_text_fail(char *err, size_t errlen, enum mode mode,
 	return -1;
 }
 
-void bwrap_text_escape_option(char *buf, size_t len, const char *path)
+void messages_bwrap_escape_option(char *buf, size_t len, const char *path)
 {
 	size_t off = 0;
 
@@ -218,7 +218,7 @@ static void append_oldroot(char *buf, size_t len, const char *path)
 	char *real = realpath(path, NULL);
 	char escaped[2 * PATH_MAX];
 
-	bwrap_text_escape_option(escaped, sizeof(escaped), real ? real : path);
+	messages_bwrap_escape_option(escaped, sizeof(escaped), real ? real : path);
 	appendf(buf, len, "/oldroot%s", escaped);
 	free(real);
 }
@@ -232,7 +232,7 @@ static size_t tmp_overlays_before(const struct plan *plan, size_t i)
 	return n;
 }
 
-void bwrap_text_overlay_options(const struct plan *plan, size_t i, char *buf, size_t len)
+void messages_bwrap_overlay_options(const struct plan *plan, size_t i, char *buf, size_t len)
 {
 	const struct fs_op *op = &plan->ops[i];
 

@@ -52,20 +52,20 @@ struct failure {
 
 /* Write into ERR "STAGE: " and MODE's words for F, then, where the
  * words call for it, ": " and ERRNUM's text; returns -1. */
-int bwrap_text_fail(char *err, size_t errlen, enum mode mode,
+int messages_bwrap_fail(char *err, size_t errlen, enum mode mode,
 		    const struct failure *f, int errnum);
 
 /* bwrap's text for ID with A and B, without the errno part (tests). */
-void bwrap_text_format(char *out, size_t len, enum bwrap_text id,
+void messages_bwrap_format(char *out, size_t len, enum bwrap_text id,
 		       const char *a, const char *b);
 
 /* BUF gets PATH as bwrap writes it in overlay options: '\\', ',' and ':'
  * each behind a backslash. */
-void bwrap_text_escape_option(char *buf, size_t len, const char *path);
+void messages_bwrap_escape_option(char *buf, size_t len, const char *path);
 
 /* The options bwrap gives mount(2) for overlay operation I of PLAN, which
  * its failure message quotes: host paths resolved, under /oldroot and
  * escaped; the upper layer, then the lower ones, top first. */
-void bwrap_text_overlay_options(const struct plan *plan, size_t i, char *buf, size_t len);
+void messages_bwrap_overlay_options(const struct plan *plan, size_t i, char *buf, size_t len);
 
 #endif

@@ -26,7 +26,7 @@ int mount_error(struct mount_state *ms, const char *what, const char *obj)
 int mount_op_error(struct mount_state *ms, const char *what, const char *obj,
 		    enum bwrap_text id, const char *a, const char *b)
 {
-	return bwrap_text_fail(ms->err, ms->errlen, ms->plan->mode,
+	return messages_bwrap_fail(ms->err, ms->errlen, ms->plan->mode,
 			       &(struct failure){ "mounts", what, obj, id, a, b }, errno);
 }
 

@@ -24,7 +24,7 @@ static int overlay_error(struct mount_state *ms, size_t i)
 	int saved = errno;
 
 	if (ms->bwrap)
-		bwrap_text_overlay_options(ms->plan, i, opts, sizeof(opts));
+		messages_bwrap_overlay_options(ms->plan, i, opts, sizeof(opts));
 	errno = saved;
 	return mount_op_error(ms, "overlay on", op->dest,
 			saved == ELOOP ? BW_OVERLAY_OVERLAP : BW_OVERLAY, op->dest, opts);

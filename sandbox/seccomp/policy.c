@@ -456,7 +456,7 @@ static int bwrap_caps_fail(char *err, size_t errlen, enum bwrap_text id, cap_val
 	char num[16];
 
 	snprintf(num, sizeof(num), "%d", (int)cap);
-	return bwrap_text_fail(err, errlen, MODE_BWRAP,
+	return messages_bwrap_fail(err, errlen, MODE_BWRAP,
 			       &(struct failure){ "policy", "", "", id, num, NULL }, errno);
 }
 

@@ -14,14 +14,14 @@ START_TEST(test_paths_under_the_roots)
 {
 	char out[256];
 
-	bwrap_text_format(out, sizeof(out), BW_MOUNT_PROC, "/proc", NULL);
+	messages_bwrap_format(out, sizeof(out), BW_MOUNT_PROC, "/proc", NULL);
 	ck_assert_str_eq(out, "Can't mount proc on /newroot/proc");
-	bwrap_text_format(out, sizeof(out), BW_MOUNT_PROC, "//a/b", NULL);
+	messages_bwrap_format(out, sizeof(out), BW_MOUNT_PROC, "//a/b", NULL);
 	ck_assert_str_eq(out, "Can't mount proc on /newroot/a/b");
-	bwrap_text_format(out, sizeof(out), BW_BIND, "/usr", "/mnt/u");
+	messages_bwrap_format(out, sizeof(out), BW_BIND, "/usr", "/mnt/u");
 	ck_assert_str_eq(out, "Can't bind mount /oldroot/usr on /newroot/mnt/u: "
 			 "Unable to mount source on destination");
-	bwrap_text_format(out, sizeof(out), BW_MKDIR_PARENTS, "/a/b", NULL);
+	messages_bwrap_format(out, sizeof(out), BW_MKDIR_PARENTS, "/a/b", NULL);
 	ck_assert_str_eq(out, "Can't mkdir parents for /a/b");
 }
 END_TEST
@@ -30,9 +30,9 @@ START_TEST(test_two_arguments)
 {
 	char out[256];
 
-	bwrap_text_format(out, sizeof(out), BW_SYMLINK_EXISTS, "/tmp/l", "a");
+	messages_bwrap_format(out, sizeof(out), BW_SYMLINK_EXISTS, "/tmp/l", "a");
 	ck_assert_str_eq(out, "Can't make symlink at /tmp/l: existing destination is a");
-	bwrap_text_format(out, sizeof(out), BW_CHMOD, "0755", "/x");
+	messages_bwrap_format(out, sizeof(out), BW_CHMOD, "0755", "/x");
 	ck_assert_str_eq(out, "Can't chmod 0755 /x");
 }
 END_TEST
@@ -41,7 +41,7 @@ START_TEST(test_truncated_not_overrun)
 {
 	char out[12];
 
-	bwrap_text_format(out, sizeof(out), BW_MOUNT_PROC, "/proc", NULL);
+	messages_bwrap_format(out, sizeof(out), BW_MOUNT_PROC, "/proc", NULL);
 	ck_assert_str_eq(out, "Can't mount");
 }
 END_TEST
@@ -51,14 +51,14 @@ START_TEST(test_errno_parts)
 	char err[512];
 	struct failure f = { "mounts", "new procfs for", "/proc", BW_MOUNT_PROC, "/proc", NULL };
 
-	ck_assert_int_eq(bwrap_text_fail(err, sizeof(err), MODE_BWRAP, &f, EPERM), -1);
+	ck_assert_int_eq(messages_bwrap_fail(err, sizeof(err), MODE_BWRAP, &f, EPERM), -1);
 	ck_assert_str_eq(err, "mounts: Can't mount proc on /newroot/proc: Operation not permitted");
-	bwrap_text_fail(err, sizeof(err), MODE_BWRAP, &f, ENOSPC);
+	messages_bwrap_fail(err, sizeof(err), MODE_BWRAP, &f, ENOSPC);
 	ck_assert_str_eq(err, "mounts: Can't mount proc on /newroot/proc: Limit exceeded (ENOSPC). "
 			 "(Hint: Check that /proc/sys/fs/mount-max is sufficient, typically 100000)");
 	f.id = BW_SYMLINK_NOT_LINK;
 	f.a = "/etc/x";
-	bwrap_text_fail(err, sizeof(err), MODE_BWRAP, &f, EEXIST);
+	messages_bwrap_fail(err, sizeof(err), MODE_BWRAP, &f, EEXIST);
 	ck_assert_str_eq(err, "mounts: Can't make symlink at /etc/x: destination exists and "
 			 "is not a symlink");
 }
@@ -69,7 +69,7 @@ START_TEST(test_hutch_words_in_hutch_mode)
 	char err[512];
 	struct failure f = { "mounts", "new procfs for", "/proc", BW_MOUNT_PROC, "/proc", NULL };
 
-	bwrap_text_fail(err, sizeof(err), MODE_HUTCH, &f, EPERM);
+	messages_bwrap_fail(err, sizeof(err), MODE_HUTCH, &f, EPERM);
 	ck_assert_str_eq(err, "mounts: new procfs for /proc: Operation not permitted");
 }
 END_TEST
@@ -79,7 +79,7 @@ START_TEST(test_every_text_is_there)
 	char out[1024];
 
 	for (int id = 0; id < BW_N_TEXTS; id++) {
-		bwrap_text_format(out, sizeof(out), (enum bwrap_text)id, "a", "b");
+		messages_bwrap_format(out, sizeof(out), (enum bwrap_text)id, "a", "b");
 		ck_assert_msg(out[0] != '\0', "text %d is missing", id);
 	}
 }
@@ -89,7 +89,7 @@ START_TEST(test_escape_option)
 {
 	char out[64];
 
-	bwrap_text_escape_option(out, sizeof(out), "/t/x \":,\\");
+	messages_bwrap_escape_option(out, sizeof(out), "/t/x \":,\\");
 	ck_assert_str_eq(out, "/t/x \"\\:\\,\\\\");
 }
 END_TEST
@@ -107,12 +107,12 @@ START_TEST(test_overlay_options)
 	struct plan plan = { .ops = ops, .n_ops = 4 };
 	char out[512];
 
-	bwrap_text_overlay_options(&plan, 1, out, sizeof(out));
+	messages_bwrap_overlay_options(&plan, 1, out, sizeof(out));
 	ck_assert_str_eq(out, "upperdir=/tmp-overlay-upper-1,workdir=/tmp-overlay-work-1,"
 			 "lowerdir=/oldroot/usr:/oldroot/etc,userxattr");
-	bwrap_text_overlay_options(&plan, 2, out, sizeof(out));
+	messages_bwrap_overlay_options(&plan, 2, out, sizeof(out));
 	ck_assert_str_eq(out, "lowerdir=/oldroot/usr:/oldroot/etc,userxattr");
-	bwrap_text_overlay_options(&plan, 3, out, sizeof(out));
+	messages_bwrap_overlay_options(&plan, 3, out, sizeof(out));
 	ck_assert_str_eq(out, "upperdir=/oldroot/tmp,workdir=/oldroot/var/tmp,"
 			 "lowerdir=/oldroot/etc,userxattr");
 }
