@@ -72,7 +72,7 @@ static int dev_file(struct mount_state *ms, const char *dev, const char *name,
 
 	snprintf(path, sizeof(path), "%s/%s", dev, name);
 	snprintf(host, sizeof(host), "/dev/%s", name);
-	return root_attach(ms, tree, path, false, &mt);
+	return mount_root_attach(ms, tree, path, false, &mt);
 }
 
 static int dev_devpts(struct mount_state *ms, const char *dev)
@@ -97,7 +97,7 @@ static int dev_devpts(struct mount_state *ms, const char *dev)
 	if (mnt < 0)
 		return mount_op_error(ms, "new devpts for", dev, mt.id, dev, NULL);
 	snprintf(path, sizeof(path), "%s/pts", dev);
-	r = root_attach(ms, mnt, path, true, &mt);
+	r = mount_root_attach(ms, mnt, path, true, &mt);
 	close(mnt);
 	return r;
 }
@@ -116,7 +116,7 @@ static int dev_console(struct mount_state *ms, const char *dev)
 	if (ms->console < 0)
 		return 0;
 	snprintf(path, sizeof(path), "%s/console", dev);
-	return root_attach(ms, ms->console, path, false, &mt);
+	return mount_root_attach(ms, ms->console, path, false, &mt);
 }
 
 int mount_dev_attach(struct mount_state *ms, struct fs_op *op)
@@ -129,16 +129,16 @@ int mount_dev_attach(struct mount_state *ms, struct fs_op *op)
 	if (fd < 0)
 		return mount_op_error(ms, "new tmpfs for", op->dest, mt.id, op->dest, NULL);
 	/* Device nodes must work in this tmpfs: no nodev on it. */
-	r = root_attach(ms, fd, op->dest, true, &mt);
+	r = mount_root_attach(ms, fd, op->dest, true, &mt);
 	close(fd);
 	for (int i = 0; i < N_DEV_NODES && r == 0; i++)
 		r = dev_file(ms, op->dest, dev_nodes[i], ms->dev_nodes[i]);
 	for (size_t i = 0; i < 6 && r == 0; i++) {
 		snprintf(path, sizeof(path), "%s/%s", op->dest, dev_links[i][1]);
-		r = root_make_symlink(ms, dev_links[i][0], path);
+		r = mount_root_make_symlink(ms, dev_links[i][0], path);
 	}
 	snprintf(path, sizeof(path), "%s/shm", op->dest);
-	if (r == 0 && (fd = root_make_dirs(ms, path, 0755)) < 0)
+	if (r == 0 && (fd = mount_root_make_dirs(ms, path, 0755)) < 0)
 		return mount_op_error(ms, "create", path, BW_DEV_SHM, op->dest, NULL);
 	if (r == 0)
 		close(fd);

@@ -126,7 +126,7 @@ static int mask_proc_file(struct mount_state *ms, int procfd, const char *name)
 	fd = openat(tmp, "empty", O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0400);
 	if (fd >= 0)
 		close(fd);
-	tree = root_clone_tmpfs_file(ms, tmp, "empty");
+	tree = mount_root_clone_tmpfs_file(ms, tmp, "empty");
 	if (tree >= 0 && mount_set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0)
 		r = move_mount(tree, "", procfd, name, MOVE_MOUNT_F_EMPTY_PATH);
 	if (r < 0 && errno == ENOENT)
@@ -189,7 +189,7 @@ static int cover_proc_hutch(struct mount_state *ms, int procfd, bool all)
 
 static int cover_proc(struct mount_state *ms, const char *dest)
 {
-	int procfd = root_resolve(ms, dest, O_PATH | O_DIRECTORY);
+	int procfd = mount_root_resolve(ms, dest, O_PATH | O_DIRECTORY);
 	const char *failed = "";
 	bool all;
 	int r = 0;
@@ -220,7 +220,7 @@ static int cover_proc(struct mount_state *ms, const char *dest)
 int mount_proc_attach(struct mount_state *ms, struct fs_op *op, size_t i)
 {
 	struct mount_text mt = { proc_text(ms), op->dest, NULL };
-	int r = root_attach(ms, ms->trees[i], op->dest, true, &mt);
+	int r = mount_root_attach(ms, ms->trees[i], op->dest, true, &mt);
 
 	if (r == 0 && ms->private_proc < 0 && !ms->proc_substituted &&
 	    (ms->plan->clone_flags & CLONE_NEWPID))

@@ -21,7 +21,7 @@
 #include "mount_root.h"
 #include "mount.h"
 
-int root_resolve(struct mount_state *ms, const char *path, int flags)
+int mount_root_resolve(struct mount_state *ms, const char *path, int flags)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC),
@@ -56,7 +56,7 @@ static int dir_at(struct mount_state *ms, int pfd, const char *leaf, const char 
 {
 	if (mkdirat(pfd, leaf, mode) < 0 && errno != EEXIST)
 		return -1;
-	return root_resolve(ms, path, O_PATH | O_DIRECTORY);
+	return mount_root_resolve(ms, path, O_PATH | O_DIRECTORY);
 }
 
 /* The parent directory "/" is the root itself: no lookup. */
@@ -64,12 +64,12 @@ static int open_dir(struct mount_state *ms, const char *path)
 {
 	if (strcmp(path, "/") == 0)
 		return fcntl(ms->root, F_DUPFD_CLOEXEC, 3);
-	return root_resolve(ms, path, O_PATH | O_DIRECTORY);
+	return mount_root_resolve(ms, path, O_PATH | O_DIRECTORY);
 }
 
 /* mkdir -p inside the root, PATH with MODE and its missing parents with
  * ms->parent_mode; returns an O_PATH fd of PATH. */
-int root_make_dirs(struct mount_state *ms, const char *path, mode_t mode)
+int mount_root_make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 {
 	char parent[PATH_MAX];
 	const char *leaf;
@@ -81,7 +81,7 @@ int root_make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 	split_path(path, parent, sizeof(parent), &leaf);
 	if (strcmp(parent, path) == 0 || !*leaf)
 		return -1;
-	pfd = root_make_dirs(ms, parent, ms->parent_mode);
+	pfd = mount_root_make_dirs(ms, parent, ms->parent_mode);
 	if (pfd < 0)
 		return -1;
 	fd = dir_at(ms, pfd, leaf, path, mode);
@@ -89,28 +89,28 @@ int root_make_dirs(struct mount_state *ms, const char *path, mode_t mode)
 	return fd;
 }
 
-int root_open_parent(struct mount_state *ms, const char *dest, const char **leaf)
+int mount_root_open_parent(struct mount_state *ms, const char *dest, const char **leaf)
 {
 	char parent[PATH_MAX];
 
 	split_path(dest, parent, sizeof(parent), leaf);
-	return root_make_dirs(ms, parent, ms->parent_mode);
+	return mount_root_make_dirs(ms, parent, ms->parent_mode);
 }
 
 /* The directory PATH with MODE, its parents first; *FAILED says which
  * step failed, in bwrap's terms. */
-int root_make_dir(struct mount_state *ms, const char *path, mode_t mode,
+int mount_root_make_dir(struct mount_state *ms, const char *path, mode_t mode,
 		    enum bwrap_text *failed)
 {
 	const char *leaf;
-	int pfd = root_open_parent(ms, path, &leaf);
+	int pfd = mount_root_open_parent(ms, path, &leaf);
 	int fd;
 
 	*failed = BW_MKDIR_PARENTS;
 	if (pfd < 0)
 		return -1;
 	*failed = BW_MKDIR;
-	fd = *leaf ? dir_at(ms, pfd, leaf, path, mode) : root_resolve(ms, path, O_PATH | O_DIRECTORY);
+	fd = *leaf ? dir_at(ms, pfd, leaf, path, mode) : mount_root_resolve(ms, path, O_PATH | O_DIRECTORY);
 	close(pfd);
 	return fd;
 }
@@ -120,7 +120,7 @@ int root_make_dir(struct mount_state *ms, const char *path, mode_t mode,
 static int make_file(struct mount_state *ms, const char *dest, enum bwrap_text *failed)
 {
 	const char *leaf;
-	int pfd = root_open_parent(ms, dest, &leaf);
+	int pfd = mount_root_open_parent(ms, dest, &leaf);
 	int fd;
 
 	*failed = BW_MKDIR_PARENTS;
@@ -131,7 +131,7 @@ static int make_file(struct mount_state *ms, const char *dest, enum bwrap_text *
 	close(pfd);
 	if (fd >= 0 || errno != EEXIST)
 		return fd;
-	return root_resolve(ms, dest, O_PATH);
+	return mount_root_resolve(ms, dest, O_PATH);
 }
 
 /* bwrap mode refuses an existing mount point of the other kind as bwrap
@@ -153,18 +153,18 @@ static int check_kind(struct mount_state *ms, int fd, bool dir, enum bwrap_text 
 static int mount_point(struct mount_state *ms, const char *dest, bool dir,
 		       enum bwrap_text *failed)
 {
-	int fd = root_resolve(ms, dest, O_PATH);
+	int fd = mount_root_resolve(ms, dest, O_PATH);
 
 	*failed = BW_MKDIR_PARENTS;	/* a parent that is no directory */
 	if (fd >= 0)
 		return check_kind(ms, fd, dir, failed);
 	if (errno != ENOENT)
 		return -1;
-	return dir ? root_make_dir(ms, dest, 0755, failed) : make_file(ms, dest, failed);
+	return dir ? mount_root_make_dir(ms, dest, 0755, failed) : make_file(ms, dest, failed);
 }
 
 /* FD is the new root's directory itself (compared with its identity as
- * root_reopen saw it). */
+ * mount_root_reopen saw it). */
 static bool is_root(const struct mount_state *ms, int fd)
 {
 	struct stat st;
@@ -172,7 +172,7 @@ static bool is_root(const struct mount_state *ms, int fd)
 	return fstat(fd, &st) == 0 && st.st_dev == ms->root_dev && st.st_ino == ms->root_ino;
 }
 
-int root_open_mount_point(struct mount_state *ms, const char *dest, bool dir)
+int mount_root_open_mount_point(struct mount_state *ms, const char *dest, bool dir)
 {
 	enum bwrap_text failed;
 	int fd = mount_point(ms, dest, dir, &failed);
@@ -182,7 +182,7 @@ int root_open_mount_point(struct mount_state *ms, const char *dest, bool dir)
 
 /* The topmost mount at the attach point: a bind onto "/" stacks a mount
  * over the root, and later operations must see it. */
-int root_reopen(struct mount_state *ms)
+int mount_root_reopen(struct mount_state *ms)
 {
 	struct stat st;
 
@@ -207,20 +207,20 @@ static int attach_at(struct mount_state *ms, int tree, int fd, const char *dest,
 	close(fd);
 	if (r < 0)
 		return mount_op_error(ms, "attach on", dest, mt->id, mt->a, mt->b);
-	return on_root ? root_reopen(ms) : 0;
+	return on_root ? mount_root_reopen(ms) : 0;
 }
 
-int root_attach(struct mount_state *ms, int tree, const char *dest, bool dir,
+int mount_root_attach(struct mount_state *ms, int tree, const char *dest, bool dir,
 		  const struct mount_text *mt)
 {
-	int fd = root_open_mount_point(ms, dest, dir);
+	int fd = mount_root_open_mount_point(ms, dest, dir);
 
 	return fd < 0 ? -1 : attach_at(ms, tree, fd, dest, mt);
 }
 
 /* A new file system TREE (or its failure, in WHAT's words) on the mount
  * point AT, which bwrap makes before mounting. */
-int root_attach_new(struct mount_state *ms, int at, int tree, const char *dest,
+int mount_root_attach_new(struct mount_state *ms, int at, int tree, const char *dest,
 		      const char *what, const struct mount_text *mt)
 {
 	int r;
@@ -254,10 +254,10 @@ static int existing_symlink(struct mount_state *ms, int pfd, const char *leaf,
 	return mount_op_error(ms, "symlink", dest, id, dest, existing);
 }
 
-int root_make_symlink(struct mount_state *ms, const char *target, const char *dest)
+int mount_root_make_symlink(struct mount_state *ms, const char *target, const char *dest)
 {
 	const char *leaf;
-	int pfd = root_open_parent(ms, dest, &leaf);
+	int pfd = mount_root_open_parent(ms, dest, &leaf);
 	int r = 0;
 
 	if (pfd < 0)
@@ -274,7 +274,7 @@ int root_make_symlink(struct mount_state *ms, const char *target, const char *de
  * that is not attached in the caller's namespace (EINVAL): the tmpfs is
  * then stacked on the new root for the moment, in this private namespace
  * only, cloned from, and detached again before anything else happens. */
-int root_clone_tmpfs_file(struct mount_state *ms, int tmp, const char *name)
+int mount_root_clone_tmpfs_file(struct mount_state *ms, int tmp, const char *name)
 {
 	int tree = open_tree(tmp, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	int saved;

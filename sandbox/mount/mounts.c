@@ -239,7 +239,7 @@ static int attach_new_root(struct mount_state *ms)
 				NULL, NULL);
 	}
 	close(root);
-	return root_reopen(ms);
+	return mount_root_reopen(ms);
 }
 
 static int pivot_into_root(struct mount_state *ms)
@@ -277,7 +277,7 @@ static int do_bind(struct mount_state *ms, struct fs_op *op, size_t i)
 		return 0;
 	if (is_overlay(op))
 		mt = (struct mount_text){ BW_OVERLAY, op->dest, "" };
-	r = root_attach(ms, tree, op->dest, is_dir_fd(tree), &mt);
+	r = mount_root_attach(ms, tree, op->dest, is_dir_fd(tree), &mt);
 	close(tree);
 	ms->trees[i] = -1;
 	return r;
@@ -286,12 +286,12 @@ static int do_bind(struct mount_state *ms, struct fs_op *op, size_t i)
 static int do_tmpfs(struct mount_state *ms, struct fs_op *op)
 {
 	struct mount_text mt = { BW_MOUNT_TMPFS, op->dest, NULL };
-	int at = root_open_mount_point(ms, op->dest, true);
+	int at = mount_root_open_mount_point(ms, op->dest, true);
 	mode_t mode = op->has_perms ? op->perms : 0755;
 
 	if (at < 0)
 		return -1;
-	return root_attach_new(ms, at, mount_make_labelled_tmpfs(mode, op->size, ms->plan->file_label),
+	return mount_root_attach_new(ms, at, mount_make_labelled_tmpfs(mode, op->size, ms->plan->file_label),
 			  op->dest, "new tmpfs for", &mt);
 }
 
@@ -312,7 +312,7 @@ static bool same_fs_mounted_at(int at, int tree)
 static int do_mqueue(struct mount_state *ms, struct fs_op *op)
 {
 	struct mount_text mt = { BW_MOUNT_MQUEUE, op->dest, NULL };
-	int at = root_open_mount_point(ms, op->dest, true);
+	int at = mount_root_open_mount_point(ms, op->dest, true);
 	int tree;
 
 	if (at < 0)
@@ -324,13 +324,13 @@ static int do_mqueue(struct mount_state *ms, struct fs_op *op)
 		tree = -1;
 		errno = EBUSY;
 	}
-	return root_attach_new(ms, at, tree, op->dest, "new mqueue for", &mt);
+	return mount_root_attach_new(ms, at, tree, op->dest, "new mqueue for", &mt);
 }
 
 static int do_dir(struct mount_state *ms, struct fs_op *op)
 {
 	enum bwrap_text failed;
-	int fd = root_make_dir(ms, op->dest, op->has_perms ? op->perms : 0755, &failed);
+	int fd = mount_root_make_dir(ms, op->dest, op->has_perms ? op->perms : 0755, &failed);
 
 	if (fd < 0)
 		return mount_op_error(ms, "create directory", op->dest, failed, op->dest, NULL);
@@ -352,7 +352,7 @@ static int chmod_fd(int fd, mode_t mode)
 
 static int do_chmod(struct mount_state *ms, struct fs_op *op)
 {
-	int fd = root_resolve(ms, op->dest, O_PATH);
+	int fd = mount_root_resolve(ms, op->dest, O_PATH);
 	char mode[16];
 	int r = fd < 0 ? -1 : chmod_fd(fd, op->perms);
 
@@ -420,7 +420,7 @@ static int do_file(struct mount_state *ms, struct fs_op *op)
 {
 	const char *leaf;
 	mode_t mode = op->has_perms ? op->perms : 0666;
-	int pfd = root_open_parent(ms, op->dest, &leaf);
+	int pfd = mount_root_open_parent(ms, op->dest, &leaf);
 	int fd, r;
 
 	if (pfd < 0)
@@ -443,10 +443,10 @@ static int do_bind_data(struct mount_state *ms, struct fs_op *op)
 	struct mount_text mt = { BW_BIND, "bindfile", op->dest };
 
 	if (tmp >= 0 && fill_file_at(tmp, "data", op->has_perms ? op->perms : 0600, op->fd) == 0)
-		tree = root_clone_tmpfs_file(ms, tmp, "data");
+		tree = mount_root_clone_tmpfs_file(ms, tmp, "data");
 	fds_retire(op->fd);
 	if (tree >= 0 && (!(op->flags & FS_READONLY) || mount_set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0))
-		r = root_attach(ms, tree, op->dest, false, &mt);
+		r = mount_root_attach(ms, tree, op->dest, false, &mt);
 	else
 		r = mount_op_error(ms, "Can't write data to file", op->dest, BW_WRITE_DATA, op->dest, NULL);
 	if (tree >= 0)
@@ -464,7 +464,7 @@ static int remount_parents(struct mount_state *ms, const char *dest)
 
 	if (!ms->bwrap)
 		return 0;
-	pfd = root_open_parent(ms, dest, &leaf);
+	pfd = mount_root_open_parent(ms, dest, &leaf);
 	if (pfd < 0)
 		return mount_op_error(ms, "create parent of", dest, BW_MKDIR_PARENTS, dest, NULL);
 	close(pfd);
@@ -482,9 +482,9 @@ static int mount_text_file(struct mount_state *ms, const char *dest, const char 
 	if (tmp >= 0)
 		fd = create_at(tmp, "data", 0644);
 	if (fd >= 0 && write(fd, text, len) == (ssize_t)len && fchmod(fd, 0644) == 0)
-		tree = root_clone_tmpfs_file(ms, tmp, "data");
+		tree = mount_root_clone_tmpfs_file(ms, tmp, "data");
 	if (tree >= 0 && mount_set_attrs(tree, MOUNT_ATTR_RDONLY, false) == 0)
-		r = root_attach(ms, tree, dest, false, &mt);
+		r = mount_root_attach(ms, tree, dest, false, &mt);
 	else
 		r = mount_op_error(ms, "Can't write data to file", dest, BW_WRITE_DATA, dest, NULL);
 	if (fd >= 0)
@@ -526,7 +526,7 @@ static int do_remount_ro(struct mount_state *ms, struct fs_op *op)
 
 	if (remount_parents(ms, op->dest) < 0)
 		return -1;
-	fd = root_resolve(ms, op->dest, O_PATH);
+	fd = mount_root_resolve(ms, op->dest, O_PATH);
 	if (fd < 0)
 		return mount_op_error(ms, "remount read-only", op->dest, BW_REMOUNT_RO_MISSING,
 				op->dest, NULL);
@@ -543,7 +543,7 @@ static int do_remount_ro(struct mount_state *ms, struct fs_op *op)
 static int do_mirror(struct mount_state *ms, struct fs_op *op, size_t i)
 {
 	if (ms->links[i])
-		return root_make_symlink(ms, ms->links[i], op->dest);
+		return mount_root_make_symlink(ms, ms->links[i], op->dest);
 	return do_bind(ms, op, i);
 }
 
@@ -592,7 +592,7 @@ static int do_op(struct mount_state *ms, size_t i)
 	case FS_TMPFS: return do_tmpfs(ms, op);
 	case FS_MQUEUE: return do_mqueue(ms, op);
 	case FS_DIR: return do_dir(ms, op);
-	case FS_SYMLINK: return root_make_symlink(ms, op->src, op->dest);
+	case FS_SYMLINK: return mount_root_make_symlink(ms, op->src, op->dest);
 	case FS_CHMOD: return do_chmod(ms, op);
 	case FS_FILE: return do_file(ms, op);
 	case FS_BIND_DATA: return do_bind_data(ms, op);

@@ -238,7 +238,7 @@ static int walk_fail(struct walk *w, const char *what, const char *obj)
 
 static int open_in_root(struct mount_state *ms, const char *path, int flags)
 {
-	return root_resolve(ms, path, flags | O_PATH);
+	return mount_root_resolve(ms, path, flags | O_PATH);
 }
 
 /* DIR/NAME into OUT; -1 with ENAMETOOLONG if it does not fit. */
@@ -364,7 +364,7 @@ static int protect_plain(struct walk *w, int fd, const char *path)
 static int reopen(struct walk *w, const char *path, int fd, bool is_dir)
 {
 	struct stat a, b;
-	int obj = root_resolve(w->ms, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	int obj = mount_root_resolve(w->ms, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 			       (is_dir ? O_DIRECTORY : 0));
 
 	if (obj >= 0 && (fstat(fd, &a) < 0 || fstat(obj, &b) < 0 || a.st_dev != b.st_dev ||
