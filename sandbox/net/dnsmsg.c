@@ -59,7 +59,7 @@ static size_t read_name(const unsigned char *m, size_t len, size_t off, char *na
 	return out > 0 && out <= NET_NAME_MAX ? off : 0;
 }
 
-int dns_query_read(const unsigned char *query, size_t len, struct dns_question *q)
+int dnsmsg_query_read(const unsigned char *query, size_t len, struct dns_question *q)
 {
 	size_t off;
 
@@ -87,7 +87,7 @@ int dns_query_read(const unsigned char *query, size_t len, struct dns_question *
 	return DNS_NOERROR;
 }
 
-size_t dns_reply_build(const unsigned char *query, size_t qend, int rcode,
+size_t dnsmsg_reply_build(const unsigned char *query, size_t qend, int rcode,
 		       const struct net_addr *addrs, int n, uint32_t ttl,
 		       unsigned char *out, size_t cap)
 {

@@ -36,13 +36,13 @@ struct dns_question {
  * dropped unanswered), else an rcode: DNS_NOERROR with Q filled for one
  * question of type A or AAAA, class IN, with a valid name; else why not
  * (Q->end then 0 when the question itself could not be read). */
-int dns_query_read(const unsigned char *query, size_t len, struct dns_question *q);
+int dnsmsg_query_read(const unsigned char *query, size_t len, struct dns_question *q);
 
 /* The reply to QUERY (whose question ends at QEND, or 0: none echoed)
  * with RCODE and the N addresses ADDRS (of the question's type), each
  * with TTL seconds, in OUT (CAP bytes): its length, or 0 when it does
  * not fit. */
-size_t dns_reply_build(const unsigned char *query, size_t qend, int rcode,
+size_t dnsmsg_reply_build(const unsigned char *query, size_t qend, int rcode,
 		       const struct net_addr *addrs, int n, uint32_t ttl,
 		       unsigned char *out, size_t cap);
 

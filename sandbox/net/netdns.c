@@ -1,5 +1,5 @@
 /* The sandbox's resolver, the supervisor's side: a question (a name and
- * a family, ASK_DNS, checked by proxy_ask_valid) answered with the
+ * a family, ASK_DNS, checked by netproxy_ask_valid) answered with the
  * addresses a rule lets that name reach, and each address given kept
  * for NET_DNS_TTL seconds, so that a plain connect() to it is matched
  * as the name (netconnect.c).  The worker reads and writes the DNS
@@ -38,7 +38,7 @@ void netdns_drop(struct sandbox *sb, int slot)
 {
 	struct dns_pending *q = &sb->net->dns[slot];
 
-	proxy_abandon_lookup(sb->net, &q->lookup_fd, &q->lookup_pidfd);
+	netproxy_abandon_lookup(sb->net, &q->lookup_fd, &q->lookup_pidfd);
 	netdns_reset(q);
 }
 
@@ -121,7 +121,7 @@ void netdns_on_lookup(struct sandbox *sb, int slot)
 	r = net_lookup_read(q->lookup_fd, &ans);
 	if (r == 0)
 		return;
-	proxy_abandon_lookup(sb->net, &q->lookup_fd, &q->lookup_pidfd);
+	netproxy_abandon_lookup(sb->net, &q->lookup_fd, &q->lookup_pidfd);
 	if (r < 0 || ans.n == 0)
 		answer(sb, slot, DNS_NXDOMAIN, NULL, 0);
 	else

@@ -58,9 +58,9 @@ static struct netproxy_state *new_state(void)
 	st->handover[0] = st->handover[1] = st->chan = st->worker_pidfd = -1;
 	st->diag_pass[0] = st->diag_pass[1] = st->diag = -1;
 	st->epoll = st->timer = -1;
-	st->report_line = proxy_report_line;
+	st->report_line = netproxy_report_line;
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
-		proxy_decision_reset(&st->d[i]);
+		netproxy_decision_reset(&st->d[i]);
 	for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
 		st->reap[i] = -1;
 	for (int i = 0; i < PROXY_DNS_SLOTS; i++)
@@ -85,7 +85,7 @@ static int start_worker(struct sandbox *sb)
 		if (!die_with(parent))
 			_exit(1);
 		(void)prctl(PR_SET_NAME, "hutch-proxy", 0, 0, 0);
-		proxy_worker_main(chan[1], st->handover[0]);
+		netproxy_worker_main(chan[1], st->handover[0]);
 	}
 	close(chan[1]);
 	close_fd(&st->handover[0]);	/* the worker's */
@@ -242,10 +242,10 @@ int netproxy_child_listen(struct sandbox *sb)
 static void on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 {
 	if (ask->kind == ASK_DNS) {
-		if (proxy_ask_valid(ask))
+		if (netproxy_ask_valid(ask))
 			netdns_on_ask(sb, ask);
 	} else {
-		proxy_on_ask(sb, ask);
+		netproxy_on_ask(sb, ask);
 	}
 }
 
@@ -279,7 +279,7 @@ static void on_timer(struct sandbox *sb)
 	st->armed_for = 0;
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		if (st->d[i].phase != D_FREE && st->d[i].deadline > 0 && st->d[i].deadline <= t)
-			proxy_on_deadline(sb, i);
+			netproxy_on_deadline(sb, i);
 	for (int i = 0; i < PROXY_DNS_SLOTS; i++)
 		netdns_on_deadline(sb, i);
 }
@@ -341,15 +341,15 @@ static void dispatch(struct sandbox *sb, uint64_t tag)
 		break;
 	case STAG_SERVER:
 		if (i < PROXY_MAX_CONNS)
-			proxy_on_connected(sb, (int)i);
+			netproxy_on_connected(sb, (int)i);
 		break;
 	case STAG_RESOLVER:
 		if (i < PROXY_MAX_CONNS)
-			proxy_on_lookup(sb, (int)i);
+			netproxy_on_lookup(sb, (int)i);
 		break;
 	case STAG_REAP:
 		if (i < 2 * PROXY_MAX_CONNS)
-			proxy_on_reap(st, (int)i);
+			netproxy_on_reap(st, (int)i);
 		break;
 	case STAG_TIMER:
 		on_timer(sb);
@@ -432,7 +432,7 @@ static void end_worker(struct sandbox *sb)
 			/* Only the connections' ends: no new decision now. */
 			if (n == (ssize_t)sizeof(ask) && ask.kind != ASK_CONNECT &&
 			    ask.kind != ASK_DNS)
-				proxy_on_ask(sb, &ask);
+				netproxy_on_ask(sb, &ask);
 		}
 	}
 	if (st->worker_pidfd >= 0) {
@@ -454,7 +454,7 @@ void netproxy_finish(struct sandbox *sb)
 	end_worker(sb);
 	for (int i = 0; i < PROXY_MAX_CONNS; i++)
 		if (st->d[i].phase != D_FREE)
-			proxy_drop_decision(sb, i);
+			netproxy_drop_decision(sb, i);
 	for (int i = 0; i < PROXY_DNS_SLOTS; i++)
 		if (st->dns[i].busy)
 			netdns_drop(sb, i);
@@ -464,9 +464,9 @@ void netproxy_finish(struct sandbox *sb)
 			close_fd(&st->reap[i]);
 		}
 	if (st->lines_dropped > 0)
-		proxy_write_dropped_line(sb);
+		netproxy_write_dropped_line(sb);
 	if (st->refused > 0)
-		proxy_print_summary(sb);
+		netproxy_print_summary(sb);
 	close_fd(&st->handover[0]);
 	close_fd(&st->handover[1]);
 	close_fd(&st->diag_pass[0]);

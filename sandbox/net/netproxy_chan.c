@@ -42,7 +42,7 @@ static bool strings_valid(const struct proxy_ask *ask)
 	       terminated(ask->reason, sizeof(ask->reason)) && printable(ask->reason);
 }
 
-bool proxy_ask_valid(const struct proxy_ask *ask)
+bool netproxy_ask_valid(const struct proxy_ask *ask)
 {
 	if (!strings_valid(ask))
 		return false;

@@ -3,7 +3,7 @@
  * supervisor, which decides.  A SOCK_SEQPACKET socketpair; each message
  * is one of the fixed-size structs below, nothing else: the supervisor
  * reads no byte the sandbox wrote but the fields of a struct proxy_ask,
- * and checks each (proxy_ask_valid) before it looks at any. */
+ * and checks each (netproxy_ask_valid) before it looks at any. */
 #ifndef HUTCH_NETPROXY_CHAN_H
 #define HUTCH_NETPROXY_CHAN_H
 
@@ -69,11 +69,11 @@ struct proxy_ready {
  * the strings NUL-terminated, the reason printable, the port 0..65535
  * and the host a valid name or address when there is a port; for an
  * ASK_DNS, a question slot, a type A or AAAA and a valid name. */
-bool proxy_ask_valid(const struct proxy_ask *ask);
+bool netproxy_ask_valid(const struct proxy_ask *ask);
 
 /* netproxy_worker.c: the worker's life, from its fork (with CHAN, its
  * end of the channel, and HANDOVER, where pid 1's listeners come) to
  * its exit. */
-_Noreturn void proxy_worker_main(int chan, int handover);
+_Noreturn void netproxy_worker_main(int chan, int handover);
 
 #endif

@@ -194,7 +194,7 @@ static void scrub_environment(void)
 	(void)clearenv();
 }
 
-int proxy_confine(const int *keep, int n_keep, const char **what)
+int netproxy_confine(const int *keep, int n_keep, const char **what)
 {
 	errno = 0;
 	scrub_environment();

@@ -18,7 +18,7 @@
 #include "netproxy_conn.h"
 
 /* C free: no phase, every fd -1. */
-void proxy_conn_reset(struct conn *c)
+void netproxy_conn_reset(struct conn *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->phase = PH_FREE;
@@ -28,8 +28,8 @@ void proxy_conn_reset(struct conn *c)
 
 /* ---- epoll bookkeeping ---- */
 
-void proxy_watch(struct proxy_worker *w, int fd, uint64_t tag, uint32_t want,
-		 uint32_t *have)
+static void watch(struct proxy_worker *w, int fd, uint64_t tag, uint32_t want,
+		  uint32_t *have)
 {
 	struct epoll_event ev = { .events = want, .data.u64 = tag };
 	int op = *have == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
@@ -40,15 +40,15 @@ void proxy_watch(struct proxy_worker *w, int fd, uint64_t tag, uint32_t want,
 		*have = want;
 }
 
-void proxy_watch_fixed(struct proxy_worker *w, int fd, uint64_t tag)
+void netproxy_watch_fixed(struct proxy_worker *w, int fd, uint64_t tag)
 {
 	uint32_t have = 0;
 
-	proxy_watch(w, fd, tag, EPOLLIN, &have);
+	watch(w, fd, tag, EPOLLIN, &have);
 }
 
 /* The events each socket needs now, from the phase and the buffers. */
-void proxy_update_watch(struct proxy_worker *w, struct conn *c)
+void netproxy_update_watch(struct proxy_worker *w, struct conn *c)
 {
 	unsigned i = (unsigned)conn_index(w, c);
 	uint32_t cw = 0, sw = 0;
@@ -67,8 +67,8 @@ void proxy_update_watch(struct proxy_worker *w, struct conn *c)
 	default:
 		break;
 	}
-	proxy_watch(w, c->client, tag_of(TAG_CLIENT, i), cw, &c->client_mask);
-	proxy_watch(w, c->server, tag_of(TAG_SERVER, i), sw, &c->server_mask);
+	watch(w, c->client, tag_of(TAG_CLIENT, i), cw, &c->client_mask);
+	watch(w, c->server, tag_of(TAG_SERVER, i), sw, &c->server_mask);
 }
 
 /* ---- the supervisor told ---- */
@@ -77,7 +77,7 @@ void proxy_update_watch(struct proxy_worker *w, struct conn *c)
  * blocking: the supervisor reads every ask at once.  False, and nothing
  * sent, if the supervisor would not take it (it ignores an ask that
  * fails its checks). */
-bool proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
+bool netproxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
 		const char *reason)
 {
 	struct proxy_ask a = {
@@ -92,14 +92,14 @@ bool proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kin
 	if (c->have_request)
 		snprintf(a.host, sizeof(a.host), "%s", c->req.host);
 	snprintf(a.reason, sizeof(a.reason), "%s", reason ? reason : "");
-	if (!proxy_ask_valid(&a))
+	if (!netproxy_ask_valid(&a))
 		return false;
 	(void)send(w->chan, &a, sizeof(a), MSG_NOSIGNAL);
 	return true;
 }
 
 /* A connection refused before it had a slot (all are taken). */
-void proxy_tell_no_room(struct proxy_worker *w, const char *reason)
+void netproxy_tell_no_room(struct proxy_worker *w, const char *reason)
 {
 	struct proxy_ask a = { .kind = ASK_REFUSED, .proto = NET_PROTO_HTTP };
 
@@ -109,10 +109,10 @@ void proxy_tell_no_room(struct proxy_worker *w, const char *reason)
 
 /* ---- ending a connection ---- */
 
-void proxy_conn_close(struct proxy_worker *w, struct conn *c)
+void netproxy_conn_close(struct proxy_worker *w, struct conn *c)
 {
 	if (c->phase == PH_RELAY)
-		proxy_tell(w, c, ASK_CLOSED, NULL);
+		netproxy_tell(w, c, ASK_CLOSED, NULL);
 	/* Closing removes a socket from the epoll set. */
 	close_fd(&c->client);
 	close_fd(&c->server);
@@ -122,7 +122,7 @@ void proxy_conn_close(struct proxy_worker *w, struct conn *c)
 	}
 	free(c->up.data);
 	free(c->down.data);
-	proxy_conn_reset(c);
+	netproxy_conn_reset(c);
 }
 
 /* ---- answering ---- */
@@ -144,7 +144,7 @@ static const char *status_text(int status)
  * the socket's buffer is empty.  Then the client's rest is dropped until
  * it closes or LINGER_SECONDS pass, so that it reads the answer rather
  * than a reset. */
-void proxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
+void netproxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
 		  const char *reason)
 {
 	char msg[512], body[320];
@@ -170,14 +170,14 @@ void proxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_
 	c->server_mask = 0;
 	c->phase = PH_LINGER;
 	c->deadline = monotonic_now() + LINGER_SECONDS;
-	proxy_update_watch(w, c);
+	netproxy_update_watch(w, c);
 }
 
 /* Refused by the worker itself (a bad or late head): the supervisor
  * counts and reports it. */
-void proxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,
+void netproxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,
 		  const char *reason)
 {
-	proxy_tell(w, c, ASK_REFUSED, reason);
-	proxy_answer(w, c, status, socks_code, reason);
+	netproxy_tell(w, c, ASK_REFUSED, reason);
+	netproxy_answer(w, c, status, socks_code, reason);
 }

@@ -148,40 +148,38 @@ static inline void buf_compact(struct relay_buf *b)
 }
 
 /* netproxy_head.c: from the request's first byte to the verdict. */
-void proxy_read_head(struct proxy_worker *w, struct conn *c);
-void proxy_drain_linger(struct proxy_worker *w, struct conn *c);
-void proxy_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v, int server);
+void netproxy_read_head(struct proxy_worker *w, struct conn *c);
+void netproxy_drain_linger(struct proxy_worker *w, struct conn *c);
+void netproxy_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v, int server);
 
 /* netproxy_relay.c: the relay, once connected. */
-void proxy_start_relay(struct proxy_worker *w, struct conn *c);
-void proxy_relay(struct proxy_worker *w, struct conn *c);
+void netproxy_start_relay(struct proxy_worker *w, struct conn *c);
+void netproxy_relay(struct proxy_worker *w, struct conn *c);
 
 /* netproxy_conn.c: the epoll set, answers of refusal and failure, a
  * connection's end, and the words to the supervisor. */
-void proxy_conn_reset(struct conn *c);
-void proxy_watch(struct proxy_worker *w, int fd, uint64_t tag, uint32_t want,
-		 uint32_t *have);
-void proxy_watch_fixed(struct proxy_worker *w, int fd, uint64_t tag);
-void proxy_update_watch(struct proxy_worker *w, struct conn *c);
-void proxy_conn_close(struct proxy_worker *w, struct conn *c);
-bool proxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
+void netproxy_conn_reset(struct conn *c);
+void netproxy_watch_fixed(struct proxy_worker *w, int fd, uint64_t tag);
+void netproxy_update_watch(struct proxy_worker *w, struct conn *c);
+void netproxy_conn_close(struct proxy_worker *w, struct conn *c);
+bool netproxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
 		const char *reason);
-void proxy_tell_no_room(struct proxy_worker *w, const char *reason);
-void proxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,
+void netproxy_tell_no_room(struct proxy_worker *w, const char *reason);
+void netproxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,
 		  const char *reason);
-void proxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
+void netproxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
 		  const char *reason);
 
 /* netproxy_dns.c: the sandbox's resolver, its questions asked of the
  * supervisor and answered. */
-void proxy_dns_read(struct proxy_worker *w);
-void proxy_dns_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v);
-void proxy_dns_expire(struct proxy_worker *w, double now);
-double proxy_dns_next_deadline(const struct proxy_worker *w);
+void netproxy_dns_read(struct proxy_worker *w);
+void netproxy_dns_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v);
+void netproxy_dns_expire(struct proxy_worker *w, double now);
+double netproxy_dns_next_deadline(const struct proxy_worker *w);
 
 /* netproxy_confine.c: the worker, before it reads a byte, keeping only
  * the fds KEEP: 0, or -1 with errno and *WHAT naming the step that
  * failed. */
-int proxy_confine(const int *keep, int n_keep, const char **what);
+int netproxy_confine(const int *keep, int n_keep, const char **what);
 
 #endif

@@ -5,7 +5,7 @@
  * address in turn, and the verdict sent back with the connected socket.
  * What it defends against, and how:
  *  - a worker taken over by what it parses: the supervisor reads nothing
- *    of it but fixed-size asks, each field checked (proxy_ask_valid),
+ *    of it but fixed-size asks, each field checked (netproxy_ask_valid),
  *    an ask about a busy id ignored; the host is only ever matched,
  *    resolved and written to the report as a string;
  *  - a request no rule allows: refused before any name is resolved;
@@ -29,7 +29,7 @@
 #include "lib/lib.h"
 #include "sandbox.h"
 
-void proxy_decision_reset(struct decision *d)
+void netproxy_decision_reset(struct decision *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->phase = D_FREE;
@@ -60,7 +60,7 @@ static struct proxy_record record_of(const struct decision *d)
 	return r;
 }
 
-void proxy_abandon_lookup(struct netproxy_state *st, int *lookup_fd, int *lookup_pidfd)
+void netproxy_abandon_lookup(struct netproxy_state *st, int *lookup_fd, int *lookup_pidfd)
 {
 	if (*lookup_pidfd >= 0 && !net_lookup_end(*lookup_pidfd, false)) {
 		for (int i = 0; i < 2 * PROXY_MAX_CONNS; i++)
@@ -79,22 +79,22 @@ void proxy_abandon_lookup(struct netproxy_state *st, int *lookup_fd, int *lookup
 
 static void abandon_lookup(struct netproxy_state *st, struct decision *d)
 {
-	proxy_abandon_lookup(st, &d->lookup_fd, &d->lookup_pidfd);
+	netproxy_abandon_lookup(st, &d->lookup_fd, &d->lookup_pidfd);
 }
 
-void proxy_on_reap(struct netproxy_state *st, int i)
+void netproxy_on_reap(struct netproxy_state *st, int i)
 {
 	if (st->reap[i] >= 0 && net_lookup_end(st->reap[i], false))
 		close_fd(&st->reap[i]);
 }
 
-void proxy_drop_decision(struct sandbox *sb, int id)
+void netproxy_drop_decision(struct sandbox *sb, int id)
 {
 	struct decision *d = decision_of(sb, id);
 
 	abandon_lookup(sb->net, d);
 	close_fd(&d->server);	/* closing takes it out of the epoll set */
-	proxy_decision_reset(d);
+	netproxy_decision_reset(d);
 }
 
 /* The verdict to the worker, with SERVER (or -1); never waits. */
@@ -115,10 +115,10 @@ static void refuse(struct sandbox *sb, int id, int status, int socks_code, const
 {
 	struct proxy_record r = record_of(decision_of(sb, id));
 
-	proxy_count_refusal(sb->net, &r, reason);
-	proxy_report(sb, &r, "refused", reason);
+	netproxy_count_refusal(sb->net, &r, reason);
+	netproxy_report(sb, &r, "refused", reason);
 	send_verdict(sb, id, VERDICT_REFUSED, status, socks_code, reason, -1);
-	proxy_drop_decision(sb, id);
+	netproxy_drop_decision(sb, id);
 }
 
 static void fail_upstream(struct sandbox *sb, int id, int status, int socks_code,
@@ -126,9 +126,9 @@ static void fail_upstream(struct sandbox *sb, int id, int status, int socks_code
 {
 	struct proxy_record r = record_of(decision_of(sb, id));
 
-	proxy_report(sb, &r, "failed", reason);
+	netproxy_report(sb, &r, "failed", reason);
 	send_verdict(sb, id, VERDICT_FAILED, status, socks_code, reason, -1);
-	proxy_drop_decision(sb, id);
+	netproxy_drop_decision(sb, id);
 }
 
 /* ---- connecting ---- */
@@ -178,7 +178,7 @@ static void connect_next(struct sandbox *sb, int id)
 	fail_upstream(sb, id, 502, SOCKS_REFUSED, reason);
 }
 
-void proxy_on_connected(struct sandbox *sb, int id)
+void netproxy_on_connected(struct sandbox *sb, int id)
 {
 	struct decision *d = decision_of(sb, id);
 	int err = 0;
@@ -291,7 +291,7 @@ static void decide(struct sandbox *sb, int id)
 	}
 }
 
-void proxy_on_lookup(struct sandbox *sb, int id)
+void netproxy_on_lookup(struct sandbox *sb, int id)
 {
 	struct decision *d = decision_of(sb, id);
 	struct net_answer ans;
@@ -312,7 +312,7 @@ void proxy_on_lookup(struct sandbox *sb, int id)
 	check_and_connect(sb, id, ans.addrs, ans.n, true);
 }
 
-void proxy_on_deadline(struct sandbox *sb, int id)
+void netproxy_on_deadline(struct sandbox *sb, int id)
 {
 	struct decision *d = decision_of(sb, id);
 	char reason[PROXY_REASON_LEN];
@@ -364,15 +364,15 @@ static void on_ask_closed(struct sandbox *sb, const struct proxy_ask *ask)
 	r = record_of(d);
 	r.bytes_out = ask->bytes_out;
 	r.bytes_in = ask->bytes_in;
-	proxy_report(sb, &r, "allowed", NULL);
-	proxy_decision_reset(d);
+	netproxy_report(sb, &r, "allowed", NULL);
+	netproxy_decision_reset(d);
 }
 
-void proxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
+void netproxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 {
 	struct proxy_record r;
 
-	if (!proxy_ask_valid(ask))
+	if (!netproxy_ask_valid(ask))
 		return;
 	switch ((enum proxy_ask_kind)ask->kind) {
 	case ASK_CONNECT:
@@ -380,8 +380,8 @@ void proxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 		break;
 	case ASK_REFUSED:
 		r = record_of_ask(ask);
-		proxy_count_refusal(sb->net, &r, ask->reason);
-		proxy_report(sb, &r, "refused", ask->reason);
+		netproxy_count_refusal(sb->net, &r, ask->reason);
+		netproxy_report(sb, &r, "refused", ask->reason);
 		break;
 	case ASK_CLOSED:
 		on_ask_closed(sb, ask);

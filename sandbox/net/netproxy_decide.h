@@ -71,7 +71,7 @@ struct dns_grant {
 struct proxy_record;
 
 struct netproxy_state {
-	/* netproxy_report.c's proxy_report_line, for the connect broker's
+	/* netproxy_report.c's netproxy_report_line, for the connect broker's
 	 * lines (netconnect.c), which cannot call it: report.c calls the
 	 * broker, and netproxy_report.c calls report.c. */
 	void (*report_line)(struct sandbox *sb, const struct proxy_record *r,
@@ -98,15 +98,15 @@ static inline uint64_t stag_of(enum sup_tag t, unsigned index)
 }
 
 /* netproxy_decide.c */
-void proxy_decision_reset(struct decision *d);
-void proxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask);
-void proxy_on_lookup(struct sandbox *sb, int id);
-void proxy_on_connected(struct sandbox *sb, int id);
-void proxy_on_deadline(struct sandbox *sb, int id);
-void proxy_on_reap(struct netproxy_state *st, int i);
-void proxy_drop_decision(struct sandbox *sb, int id);
+void netproxy_decision_reset(struct decision *d);
+void netproxy_on_ask(struct sandbox *sb, const struct proxy_ask *ask);
+void netproxy_on_lookup(struct sandbox *sb, int id);
+void netproxy_on_connected(struct sandbox *sb, int id);
+void netproxy_on_deadline(struct sandbox *sb, int id);
+void netproxy_on_reap(struct netproxy_state *st, int i);
+void netproxy_drop_decision(struct sandbox *sb, int id);
 /* A lookup nobody waits for any more: killed, reaped now or later. */
-void proxy_abandon_lookup(struct netproxy_state *st, int *lookup_fd, int *lookup_pidfd);
+void netproxy_abandon_lookup(struct netproxy_state *st, int *lookup_fd, int *lookup_pidfd);
 
 /* netdns.c: the sandbox's resolver's questions, and what they granted. */
 void netdns_reset(struct dns_pending *q);
@@ -126,14 +126,14 @@ struct proxy_record {
 	bool bytes_unknown;	/* a plain connect: the bytes go kernel to kernel */
 	double seconds;
 };
-void proxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+void netproxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
 		  const char *reason);
-void proxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
+void netproxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
 			 const char *reason);
-/* proxy_report, and with COUNT the refusal counted. */
-void proxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+/* netproxy_report, and with COUNT the refusal counted. */
+void netproxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
 		       const char *reason, bool count);
-void proxy_write_dropped_line(struct sandbox *sb);
-void proxy_print_summary(struct sandbox *sb);
+void netproxy_write_dropped_line(struct sandbox *sb);
+void netproxy_print_summary(struct sandbox *sb);
 
 #endif

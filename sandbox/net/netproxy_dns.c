@@ -27,7 +27,7 @@ static void reply(struct proxy_worker *w, const unsigned char *query, size_t qen
 		  socklen_t to_len)
 {
 	unsigned char out[DNS_REPLY_MAX];
-	size_t len = dns_reply_build(query, qend, rcode, addrs, n, NET_DNS_TTL, out,
+	size_t len = dnsmsg_reply_build(query, qend, rcode, addrs, n, NET_DNS_TTL, out,
 				     sizeof(out));
 
 	if (len > 0)
@@ -59,7 +59,7 @@ static void on_query(struct proxy_worker *w, unsigned char *query, size_t len,
 		     const struct sockaddr_storage *from, socklen_t from_len)
 {
 	struct dns_question q;
-	int rcode = dns_query_read(query, len, &q), i;
+	int rcode = dnsmsg_query_read(query, len, &q), i;
 	struct dns_slot *s;
 
 	if (rcode < 0)
@@ -81,7 +81,7 @@ static void on_query(struct proxy_worker *w, unsigned char *query, size_t len,
 	ask(w, i, &q);
 }
 
-void proxy_dns_read(struct proxy_worker *w)
+void netproxy_dns_read(struct proxy_worker *w)
 {
 	for (int i = 0; i < QUERIES_PER_WAKEUP; i++) {
 		unsigned char query[DNS_QUERY_MAX + 1];
@@ -96,7 +96,7 @@ void proxy_dns_read(struct proxy_worker *w)
 	}
 }
 
-void proxy_dns_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v)
+void netproxy_dns_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v)
 {
 	struct dns_slot *s;
 	int n = v->n_addrs;
@@ -110,14 +110,14 @@ void proxy_dns_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v)
 	s->busy = false;
 }
 
-void proxy_dns_expire(struct proxy_worker *w, double now)
+void netproxy_dns_expire(struct proxy_worker *w, double now)
 {
 	for (int i = 0; i < PROXY_DNS_SLOTS; i++)
 		if (w->dns_slots[i].busy && w->dns_slots[i].deadline <= now)
 			w->dns_slots[i].busy = false;
 }
 
-double proxy_dns_next_deadline(const struct proxy_worker *w)
+double netproxy_dns_next_deadline(const struct proxy_worker *w)
 {
 	double next = 0;
 

@@ -27,12 +27,12 @@ static void ask(struct proxy_worker *w, struct conn *c)
 	c->have_request = true;
 	c->phase = PH_WAITING;
 	c->deadline = 0;	/* the supervisor answers within its own */
-	proxy_update_watch(w, c);
-	if (!proxy_tell(w, c, ASK_CONNECT, NULL))	/* the parsers never give one */
-		proxy_refuse(w, c, 400, SOCKS_BAD_ADDRESS, "a request the proxy cannot ask about");
+	netproxy_update_watch(w, c);
+	if (!netproxy_tell(w, c, ASK_CONNECT, NULL))	/* the parsers never give one */
+		netproxy_refuse(w, c, 400, SOCKS_BAD_ADDRESS, "a request the proxy cannot ask about");
 }
 
-void proxy_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v, int server)
+void netproxy_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v, int server)
 {
 	struct conn *c = v->id < MAX_CONNS ? &w->conns[v->id] : NULL;
 	char reason[REASON_LEN];
@@ -45,17 +45,17 @@ void proxy_on_verdict(struct proxy_worker *w, const struct proxy_verdict *v, int
 	if (v->kind == VERDICT_CONNECTED && server < 0) {
 		/* Lost on the way (no fd left to receive it): the supervisor
 		 * is told the connection ended, the client why. */
-		proxy_tell(w, c, ASK_CLOSED, NULL);
-		proxy_answer(w, c, 502, SOCKS_FAILURE, "the connected socket did not reach the proxy");
+		netproxy_tell(w, c, ASK_CLOSED, NULL);
+		netproxy_answer(w, c, 502, SOCKS_FAILURE, "the connected socket did not reach the proxy");
 		return;
 	}
 	if (v->kind == VERDICT_CONNECTED) {
 		c->server = server;
-		proxy_start_relay(w, c);
+		netproxy_start_relay(w, c);
 		return;
 	}
 	snprintf(reason, sizeof(reason), "%.*s", (int)sizeof(v->reason), v->reason);
-	proxy_answer(w, c, v->status, v->socks_code, reason);
+	netproxy_answer(w, c, v->status, v->socks_code, reason);
 }
 
 /* ---- reading the request ---- */
@@ -82,7 +82,7 @@ static void parse_socks(struct proxy_worker *w, struct conn *c)
 		if (r != NET_PARSE_DONE || !noauth) {
 			/* 0xFF: no acceptable method (hutch asks for none). */
 			(void)send(c->client, "\x05\xff", 2, MSG_NOSIGNAL | MSG_DONTWAIT);
-			proxy_refuse(w, c, 400, SOCKS_FAILURE, r == NET_PARSE_DONE ?
+			netproxy_refuse(w, c, 400, SOCKS_FAILURE, r == NET_PARSE_DONE ?
 			       "SOCKS5 without the no-authentication method" :
 			       "not a SOCKS5 greeting");
 			return;
@@ -97,7 +97,7 @@ static void parse_socks(struct proxy_worker *w, struct conn *c)
 	if (r == NET_PARSE_MORE)
 		return;
 	if (r != NET_PARSE_DONE) {
-		proxy_refuse(w, c, 400, reply, "not a SOCKS5 CONNECT request");
+		netproxy_refuse(w, c, 400, reply, "not a SOCKS5 CONNECT request");
 		return;
 	}
 	drop_head(&c->up, c->req.head_len);
@@ -138,10 +138,10 @@ static void parse_http(struct proxy_worker *w, struct conn *c)
 		return;
 	case NET_PARSE_TOO_LONG:
 		snprintf(reason, sizeof(reason), "a request head over %d bytes", NET_HEAD_MAX);
-		proxy_refuse(w, c, 431, SOCKS_FAILURE, reason);
+		netproxy_refuse(w, c, 431, SOCKS_FAILURE, reason);
 		return;
 	case NET_PARSE_BAD:
-		proxy_refuse(w, c, 400, SOCKS_FAILURE, why);
+		netproxy_refuse(w, c, 400, SOCKS_FAILURE, why);
 		return;
 	case NET_PARSE_DONE:
 		break;
@@ -150,13 +150,13 @@ static void parse_http(struct proxy_worker *w, struct conn *c)
 		drop_head(&c->up, c->req.head_len);
 	else if (!rewrite_http(c)) {
 		c->have_request = true;
-		proxy_refuse(w, c, 431, SOCKS_FAILURE, "a request head too long to forward");
+		netproxy_refuse(w, c, 431, SOCKS_FAILURE, "a request head too long to forward");
 		return;
 	}
 	ask(w, c);
 }
 
-void proxy_read_head(struct proxy_worker *w, struct conn *c)
+void netproxy_read_head(struct proxy_worker *w, struct conn *c)
 {
 	/* Never more than a head and a byte: the rest stays in the kernel. */
 	size_t want = NET_HEAD_MAX + 1 - buf_data(&c->up);
@@ -169,7 +169,7 @@ void proxy_read_head(struct proxy_worker *w, struct conn *c)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		proxy_conn_close(w, c);	/* gone before asking anything */
+		netproxy_conn_close(w, c);	/* gone before asking anything */
 		return;
 	}
 	c->up.end += (size_t)n;
@@ -181,11 +181,11 @@ void proxy_read_head(struct proxy_worker *w, struct conn *c)
 		parse_http(w, c);
 }
 
-void proxy_drain_linger(struct proxy_worker *w, struct conn *c)
+void netproxy_drain_linger(struct proxy_worker *w, struct conn *c)
 {
 	char scrap[4096];
 	ssize_t n = recv(c->client, scrap, sizeof(scrap), MSG_DONTWAIT);
 
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-		proxy_conn_close(w, c);
+		netproxy_conn_close(w, c);
 }

@@ -35,7 +35,7 @@ static void make_pipe(struct relay_buf *b)
 	b->pipe_cap = size > 0 ? (size_t)size : 4096;
 }
 
-void proxy_start_relay(struct proxy_worker *w, struct conn *c)
+void netproxy_start_relay(struct proxy_worker *w, struct conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	static const unsigned char socks_ok[10] = { 5, SOCKS_OK, 0, 1 };
@@ -52,7 +52,7 @@ void proxy_start_relay(struct proxy_worker *w, struct conn *c)
 		memcpy(c->down.data, established, sizeof(established) - 1);
 		c->down.end = sizeof(established) - 1;
 	}
-	proxy_update_watch(w, c);
+	netproxy_update_watch(w, c);
 }
 
 static bool would_wait(void)
@@ -156,15 +156,15 @@ static int pump(int from, struct relay_buf *buf, int to, bool *from_eof, bool *t
 	return 0;
 }
 
-void proxy_relay(struct proxy_worker *w, struct conn *c)
+void netproxy_relay(struct proxy_worker *w, struct conn *c)
 {
 	if (pump(c->client, &c->up, c->server, &c->client_eof, &c->server_shut,
 		 &c->bytes_up) < 0 ||
 	    pump(c->server, &c->down, c->client, &c->server_eof, &c->client_shut,
 		 &c->bytes_down) < 0 ||
 	    (c->server_shut && c->client_shut)) {
-		proxy_conn_close(w, c);
+		netproxy_conn_close(w, c);
 		return;
 	}
-	proxy_update_watch(w, c);
+	netproxy_update_watch(w, c);
 }

@@ -101,7 +101,7 @@ static bool end_net_line(struct sandbox *sb, FILE *f, struct json_writer *w, cha
 }
 
 /* One line: VERDICT "allowed", "refused" or "failed"; REASON or NULL. */
-void proxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+void netproxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
 		  const char *reason)
 {
 	struct json_writer w;
@@ -117,7 +117,7 @@ void proxy_report(struct sandbox *sb, const struct proxy_record *r, const char *
 		sb->net->lines_dropped++;
 }
 
-void proxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
+void netproxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
 			 const char *reason)
 {
 	if (st->refused++ > 0)
@@ -129,17 +129,17 @@ void proxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r
 		st->first = xasprintf("%s", reason);
 }
 
-void proxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
+void netproxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
 		       const char *reason, bool count)
 {
 	if (count)
-		proxy_count_refusal(sb->net, r, reason);
-	proxy_report(sb, r, verdict, reason);
+		netproxy_count_refusal(sb->net, r, reason);
+	netproxy_report(sb, r, verdict, reason);
 }
 
 /* ---- at exit ---- */
 
-void proxy_write_dropped_line(struct sandbox *sb)
+void netproxy_write_dropped_line(struct sandbox *sb)
 {
 	struct json_writer w;
 	char *line = NULL;
@@ -156,7 +156,7 @@ void proxy_write_dropped_line(struct sandbox *sb)
 	(void)end_net_line(sb, f, &w, &line, &len, false);
 }
 
-void proxy_print_summary(struct sandbox *sb)
+void netproxy_print_summary(struct sandbox *sb)
 {
 	struct netproxy_state *st = sb->net;
 	const char *dest = report_destination(sb);

@@ -46,7 +46,7 @@ static void no_room(struct proxy_worker *w, int fd)
 	int n;
 
 	snprintf(reason, sizeof(reason), "more than %d connections at once", MAX_CONNS);
-	proxy_tell_no_room(w, reason);
+	netproxy_tell_no_room(w, reason);
 	n = snprintf(msg, sizeof(msg), "HTTP/1.1 503 Service Unavailable\r\nContent-Length: %zu"
 		     "\r\nConnection: close\r\n\r\nhutch: %s\n", strlen(reason) + 8, reason);
 	(void)send(fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -78,7 +78,7 @@ static void open_conn(struct proxy_worker *w, int fd)
 	c->phase = PH_HEAD;
 	c->started = monotonic_now();
 	c->deadline = c->started + HEAD_SECONDS;
-	proxy_update_watch(w, c);
+	netproxy_update_watch(w, c);
 }
 
 /* Listening, or not: a listener whose accept fails for want of fds stays
@@ -125,7 +125,7 @@ static void take_dns_socket(struct proxy_worker *w, int fd)
 		return;
 	}
 	w->dns = fd;
-	proxy_watch_fixed(w, fd, tag_of(TAG_DNS, 0));
+	netproxy_watch_fixed(w, fd, tag_of(TAG_DNS, 0));
 }
 
 /* Only a listening TCP socket is served (and the resolver's UDP socket,
@@ -160,7 +160,7 @@ static void on_handover(struct proxy_worker *w)
 			continue;
 		}
 		w->listeners[w->n_listeners] = fd;
-		proxy_watch_fixed(w, fd, tag_of(TAG_LISTENER, (unsigned)w->n_listeners));
+		netproxy_watch_fixed(w, fd, tag_of(TAG_LISTENER, (unsigned)w->n_listeners));
 		w->n_listeners++;
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -179,11 +179,11 @@ static void on_chan(struct proxy_worker *w)
 
 	while ((n = recv_with_fd(w->chan, &v, sizeof(v), &fd)) > 0) {
 		if ((size_t)n == sizeof(v) && v.kind == VERDICT_DNS) {
-			proxy_dns_on_verdict(w, &v);
+			netproxy_dns_on_verdict(w, &v);
 			if (fd >= 0)
 				close(fd);
 		} else if ((size_t)n == sizeof(v)) {
-			proxy_on_verdict(w, &v, fd);
+			netproxy_on_verdict(w, &v, fd);
 		}
 		else if (fd >= 0)
 			close(fd);
@@ -200,9 +200,9 @@ static void on_deadline(struct proxy_worker *w, struct conn *c)
 
 	if (c->phase == PH_HEAD) {
 		snprintf(reason, sizeof(reason), "no whole request within %gs", HEAD_SECONDS);
-		proxy_refuse(w, c, 408, SOCKS_TTL_EXPIRED, reason);
+		netproxy_refuse(w, c, 408, SOCKS_TTL_EXPIRED, reason);
 	} else {
-		proxy_conn_close(w, c);
+		netproxy_conn_close(w, c);
 	}
 }
 
@@ -218,8 +218,8 @@ static void arm_timer(struct proxy_worker *w)
 	}
 	if (w->listen_again_at > 0 && (next == 0 || w->listen_again_at < next))
 		next = w->listen_again_at;
-	if (proxy_dns_next_deadline(w) > 0 && (next == 0 || proxy_dns_next_deadline(w) < next))
-		next = proxy_dns_next_deadline(w);
+	if (netproxy_dns_next_deadline(w) > 0 && (next == 0 || netproxy_dns_next_deadline(w) < next))
+		next = netproxy_dns_next_deadline(w);
 	timer_arm_at(w->timer, &w->armed_for, next);
 }
 
@@ -235,7 +235,7 @@ static void on_timer(struct proxy_worker *w)
 		w->listen_again_at = 0;
 		watch_listeners(w, true);
 	}
-	proxy_dns_expire(w, t);
+	netproxy_dns_expire(w, t);
 	for (int i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &w->conns[i];
 
@@ -251,13 +251,13 @@ static void on_conn(struct proxy_worker *w, struct conn *c, bool server_side)
 	switch (c->phase) {
 	case PH_HEAD:
 		if (!server_side)
-			proxy_read_head(w, c);
+			netproxy_read_head(w, c);
 		break;
 	case PH_RELAY:
-		proxy_relay(w, c);
+		netproxy_relay(w, c);
 		break;
 	case PH_LINGER:
-		proxy_drain_linger(w, c);
+		netproxy_drain_linger(w, c);
 		break;
 	default:
 		break;
@@ -288,7 +288,7 @@ static void dispatch(struct proxy_worker *w, uint64_t tag)
 		break;
 	case TAG_DNS:
 		if (w->dns >= 0)
-			proxy_dns_read(w);
+			netproxy_dns_read(w);
 		break;
 	}
 }
@@ -297,9 +297,9 @@ static void serve(struct proxy_worker *w)
 {
 	struct epoll_event evs[EVENTS_PER_WAKEUP];
 
-	proxy_watch_fixed(w, w->chan, tag_of(TAG_CHAN, 0));
-	proxy_watch_fixed(w, w->handover, tag_of(TAG_HANDOVER, 0));
-	proxy_watch_fixed(w, w->timer, tag_of(TAG_TIMER, 0));
+	netproxy_watch_fixed(w, w->chan, tag_of(TAG_CHAN, 0));
+	netproxy_watch_fixed(w, w->handover, tag_of(TAG_HANDOVER, 0));
+	netproxy_watch_fixed(w, w->timer, tag_of(TAG_TIMER, 0));
 	while (!w->ending) {
 		int n = epoll_wait(w->epoll, evs, EVENTS_PER_WAKEUP, -1);
 
@@ -310,7 +310,7 @@ static void serve(struct proxy_worker *w)
 	/* Every connection still open is told, for its report line. */
 	for (int i = 0; i < MAX_CONNS; i++)
 		if (w->conns[i].phase != PH_FREE)
-			proxy_conn_close(w, &w->conns[i]);
+			netproxy_conn_close(w, &w->conns[i]);
 }
 
 /* The worker's state, its epoll set and timer made: NULL on failure. */
@@ -324,13 +324,13 @@ static struct proxy_worker *new_worker(int chan, int handover)
 	w->handover = handover;
 	w->listeners[0] = w->listeners[1] = w->dns = -1;
 	for (int i = 0; i < MAX_CONNS; i++)
-		proxy_conn_reset(&w->conns[i]);
+		netproxy_conn_reset(&w->conns[i]);
 	w->epoll = epoll_create1(EPOLL_CLOEXEC);
 	w->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	return w->epoll < 0 || w->timer < 0 ? NULL : w;
 }
 
-_Noreturn void proxy_worker_main(int chan, int handover)
+_Noreturn void netproxy_worker_main(int chan, int handover)
 {
 	struct proxy_ready ready = { 0 };
 	struct proxy_worker *w;
@@ -342,7 +342,7 @@ _Noreturn void proxy_worker_main(int chan, int handover)
 	if (w) {
 		int keep[] = { chan, handover, w->epoll, w->timer };
 
-		if (proxy_confine(keep, 4, &what) == 0)
+		if (netproxy_confine(keep, 4, &what) == 0)
 			what = NULL;
 	}
 	if (what) {

@@ -20,7 +20,7 @@ static void must_ask(const struct net_request *req)
 			       .port = (uint32_t)req->port };
 
 	snprintf(a.host, sizeof(a.host), "%s", req->host);
-	if (!proxy_ask_valid(&a))
+	if (!netproxy_ask_valid(&a))
 		abort();
 }
 
@@ -30,7 +30,7 @@ static void ask(const uint8_t *data, size_t size)
 
 	memset(&a, 0, sizeof(a));
 	memcpy(&a, data, size < sizeof(a) ? size : sizeof(a));
-	if (proxy_ask_valid(&a) && (strnlen(a.host, sizeof(a.host)) == sizeof(a.host) ||
+	if (netproxy_ask_valid(&a) && (strnlen(a.host, sizeof(a.host)) == sizeof(a.host) ||
 				    strnlen(a.reason, sizeof(a.reason)) == sizeof(a.reason)))
 		abort();
 }

@@ -409,41 +409,41 @@ START_TEST(asks_checked)
 			       .port = 80 };
 
 	strcpy(a.host, "a.example");
-	ck_assert(proxy_ask_valid(&a));
+	ck_assert(netproxy_ask_valid(&a));
 	strcpy(a.host, "2001:db8::1");
-	ck_assert(proxy_ask_valid(&a));
+	ck_assert(netproxy_ask_valid(&a));
 	strcpy(a.host, "A.example");
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	strcpy(a.host, "a example");
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	strcpy(a.host, "a.example");
 	a.id = PROXY_MAX_CONNS;
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	a.id = 0;
 	a.kind = 0;
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	a.kind = ASK_CLOSED + 1;
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	a.kind = ASK_CONNECT;
 	a.proto = NET_PROTO_SOCKS5 + 1;
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	a.proto = NET_PROTO_SOCKS5;
 	a.port = 65536;
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	a.port = 0;
-	ck_assert(!proxy_ask_valid(&a));	/* a connect names a port */
+	ck_assert(!netproxy_ask_valid(&a));	/* a connect names a port */
 	memset(a.host, 'a', sizeof(a.host));	/* no NUL */
 	a.port = 80;
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	memset(a.host, 0, sizeof(a.host));
 	a.kind = ASK_REFUSED;
 	a.port = 0;
 	strcpy(a.reason, "not an HTTP request line");
-	ck_assert(proxy_ask_valid(&a));
+	ck_assert(netproxy_ask_valid(&a));
 	a.reason[3] = '\n';
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 	memset(a.reason, 'x', sizeof(a.reason));
-	ck_assert(!proxy_ask_valid(&a));
+	ck_assert(!netproxy_ask_valid(&a));
 }
 END_TEST
 
@@ -722,42 +722,42 @@ START_TEST(dns_queries)
 	struct net_addr a[2];
 	size_t n = dns_query(m, "Registry.NPMJS.org", DNS_TYPE_AAAA, 1), len;
 
-	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_NOERROR);
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_NOERROR);
 	ck_assert_str_eq(q.name, "registry.npmjs.org");
 	ck_assert_int_eq(q.qtype, DNS_TYPE_AAAA);
 	ck_assert_uint_eq(q.end, n);
 	n = dns_query(m, "example.com", 15, 1);
-	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_REFUSED);	/* MX */
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_REFUSED);	/* MX */
 	n = dns_query(m, "example.com", DNS_TYPE_A, 2);
-	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_FORMERR);	/* two questions */
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_FORMERR);	/* two questions */
 	n = dns_query(m, "ex ample.com", DNS_TYPE_A, 1);
-	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_REFUSED);	/* no DNS name */
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_REFUSED);	/* no DNS name */
 	n = dns_query(m, "example.com", DNS_TYPE_A, 1);
-	ck_assert_int_eq(dns_query_read(m, n - 1, &q), DNS_FORMERR);	/* cut */
-	ck_assert_int_eq(dns_query_read(m, 11, &q), -1);		/* no header */
+	ck_assert_int_eq(dnsmsg_query_read(m, n - 1, &q), DNS_FORMERR);	/* cut */
+	ck_assert_int_eq(dnsmsg_query_read(m, 11, &q), -1);		/* no header */
 	m[2] |= 0x80;
-	ck_assert_int_eq(dns_query_read(m, n, &q), -1);			/* a response */
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), -1);			/* a response */
 	m[2] = 0x08;
-	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_NOTIMP);		/* opcode 1 */
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_NOTIMP);		/* opcode 1 */
 	m[2] = 0x01;
 	m[12] = 0xc0;
 	m[13] = 0x0c;
-	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_FORMERR);	/* a pointer to itself */
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_FORMERR);	/* a pointer to itself */
 	memset(m + 12, 'a', 600 - 12);
-	ck_assert_int_eq(dns_query_read(m, 600, &q), DNS_REFUSED);	/* longer than 512 */
+	ck_assert_int_eq(dnsmsg_query_read(m, 600, &q), DNS_REFUSED);	/* longer than 512 */
 
 	n = dns_query(m, "a.test", DNS_TYPE_A, 1);
-	ck_assert_int_eq(dns_query_read(m, n, &q), DNS_NOERROR);
+	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_NOERROR);
 	net_addr_parse("192.0.2.1", &a[0]);
 	net_addr_parse("192.0.2.2", &a[1]);
-	len = dns_reply_build(m, q.end, DNS_NOERROR, a, 2, 60, out, sizeof(out));
+	len = dnsmsg_reply_build(m, q.end, DNS_NOERROR, a, 2, 60, out, sizeof(out));
 	ck_assert_uint_eq(len, n + 2 * 16);
 	ck_assert(out[0] == 0xab && out[1] == 0xcd && out[2] == 0x81 && out[3] == 0x80);
 	ck_assert(out[7] == 2 && out[n + 9] == 60 && out[n + 11] == 4);
 	ck_assert(memcmp(out + n + 12, "\xc0\x00\x02\x01", 4) == 0);
-	len = dns_reply_build(m, q.end, DNS_NXDOMAIN, NULL, 0, 60, out, sizeof(out));
+	len = dnsmsg_reply_build(m, q.end, DNS_NXDOMAIN, NULL, 0, 60, out, sizeof(out));
 	ck_assert(len == n && (out[3] & 0x0f) == DNS_NXDOMAIN && out[7] == 0);
-	ck_assert_uint_eq(dns_reply_build(m, q.end, DNS_NOERROR, a, 2, 60, out, n + 20), 0);
+	ck_assert_uint_eq(dnsmsg_reply_build(m, q.end, DNS_NOERROR, a, 2, 60, out, n + 20), 0);
 }
 END_TEST
 
@@ -767,22 +767,22 @@ START_TEST(dns_asks_and_names)
 	struct net_rule named[3];
 
 	strcpy(ask.host, "a.example.com");
-	ck_assert(proxy_ask_valid(&ask));
+	ck_assert(netproxy_ask_valid(&ask));
 	ask.id = PROXY_DNS_SLOTS;
-	ck_assert(!proxy_ask_valid(&ask));
+	ck_assert(!netproxy_ask_valid(&ask));
 	ask.id = 0;
 	ask.qtype = 15;
-	ck_assert(!proxy_ask_valid(&ask));
+	ck_assert(!netproxy_ask_valid(&ask));
 	ask.qtype = DNS_TYPE_AAAA;
 	strcpy(ask.host, "192.0.2.1");
-	ck_assert(!proxy_ask_valid(&ask));	/* a name only */
+	ck_assert(!netproxy_ask_valid(&ask));	/* a name only */
 	strcpy(ask.host, "A.example.com");
-	ck_assert(!proxy_ask_valid(&ask));
+	ck_assert(!netproxy_ask_valid(&ask));
 	/* A DNS ask's reason is a string too (the netrequest fuzzer's find). */
 	strcpy(ask.host, "a.example.com");
-	ck_assert(proxy_ask_valid(&ask));
+	ck_assert(netproxy_ask_valid(&ask));
 	memset(ask.reason, 'x', sizeof(ask.reason));
-	ck_assert(!proxy_ask_valid(&ask));
+	ck_assert(!netproxy_ask_valid(&ask));
 
 	ck_assert_int_eq(net_rule_parse("*.example.com:8080", "t", &named[0], err, sizeof(err)), 0);
 	ck_assert_int_eq(net_rule_parse("api.example.com", "t", &named[1], err, sizeof(err)), 0);
