@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 	/* For --timing, read before anything else (the vDSO: no system call). */
 	uint64_t started = timing_now();
 
-	parsed = plan_parse(&plan, argc, argv, environ, err, sizeof(err));
+	parsed = parse_plan(&plan, argc, argv, environ, err, sizeof(err));
 
 	for (size_t i = 0; i < plan.n_warnings; i++)
 		log_warning(plan.prog, plan.warnings[i]);

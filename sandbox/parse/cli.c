@@ -517,7 +517,7 @@ int cli_record(struct plan *plan, int argc, char **argv, const char *origin,
 	return -1;
 }
 
-void records_free(struct record_list *list)
+void cli_records_free(struct record_list *list)
 {
 	for (size_t i = 0; i < list->n; i++) {
 		for (int j = 0; j < 3; j++)

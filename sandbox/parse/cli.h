@@ -11,7 +11,7 @@
 #include "parse.h"
 #include "plan/plan.h"
 
-/* What only the parser needs, for the length of plan_parse: the state
+/* What only the parser needs, for the length of parse_plan: the state
  * one option leaves for the next, and what the final checks ask about.
  * The plan holds only what the stages, --explain and --doctor read. */
 struct parse_ctx {
@@ -54,7 +54,7 @@ int cli_record_line(struct plan *plan, const char *name, char **words, int n,
 /* Apply one recorded option to the plan. */
 int cli_apply(struct parse_ctx *p, const struct option_record *rec,
 	      char *err, size_t errlen);
-void records_free(struct record_list *list);
+void cli_records_free(struct record_list *list);
 /* Does a long option of this name exist for this mode (profiles use it)? */
 bool cli_option_exists(const struct plan *plan, const char *name);
 /* Is this record a --profile?  Does the list ask for --help or --version? */

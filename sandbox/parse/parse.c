@@ -146,7 +146,7 @@ static int apply_profiles(struct parse_ctx *p, const struct record_list *cl,
 		r = profile_record(plan, "default", envp, &prof, err, errlen);
 	if (r == 0)
 		r = apply_records(p, &prof, err, errlen);
-	records_free(&prof);
+	cli_records_free(&prof);
 	return r;
 }
 
@@ -325,7 +325,7 @@ static int finish_net(struct plan *plan, char *err, size_t errlen)
 	return 0;
 }
 
-int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
+int parse_plan(struct plan *plan, int argc, char **argv, char **envp,
 	       char *err, size_t errlen)
 {
 	struct parse_ctx p = { .plan = plan, .envp = envp };
@@ -364,7 +364,7 @@ int plan_parse(struct plan *plan, int argc, char **argv, char **envp,
 	 * hutch mode never does. */
 	if (r == 0 && plan->mode == MODE_BWRAP && plan->caller_uid == 0)
 		plan->caps_add |= policy_effective_caps();
-	records_free(&cl);
+	cli_records_free(&cl);
 	end_parse_ctx(&p);
 	return r;
 }

@@ -1,4 +1,4 @@
-/* Shared by the libFuzzer harnesses: plan_parse under guard.
+/* Shared by the libFuzzer harnesses: parse_plan under guard.
  *
  * The harnesses link hutch's objects with -Wl,--wrap=open,read,write,close
  * so that every file the parser touches goes through the guards below:
@@ -9,7 +9,7 @@
  *    never opened for real and nothing blocks);
  *  - read() while parsing works only on fds the harness lent (an --args pipe) or that
  *    the parser opened itself: "--args 0" cannot read the fuzzer's stdin;
- *  - every fd the parser opened must be closed when plan_parse returns. */
+ *  - every fd the parser opened must be closed when parse_plan returns. */
 #ifndef HUTCH_FUZZ_H
 #define HUTCH_FUZZ_H
 
@@ -132,11 +132,11 @@ static inline void fuzz_parse(int argc, char **argv)
 	char err[4096];
 
 	fuzz_in_parse = 1;
-	int r = plan_parse(&plan, argc, argv, fuzz_envp, err, sizeof(err));
+	int r = parse_plan(&plan, argc, argv, fuzz_envp, err, sizeof(err));
 
 	fuzz_in_parse = 0;
 	if (getenv("FUZZ_VERBOSE"))	/* to see what an input does */
-		fprintf(stderr, "plan_parse: %s, %zu ops\n", r < 0 ? err : "ok", plan.n_ops);
+		fprintf(stderr, "parse_plan: %s, %zu ops\n", r < 0 ? err : "ok", plan.n_ops);
 	plan_free(&plan);
 	if (fuzz_open_count != 0)
 		fuzz_abort("an fd it opened is still open");

@@ -23,7 +23,7 @@
 
 static char *test_env[] = { "HOME=/nonexistent-home", "PATH=/usr/bin:/bin", "KEPT=yes", NULL };
 
-/* plan_parse of the words given, NULL-terminated; the first is argv[0]. */
+/* parse_plan of the words given, NULL-terminated; the first is argv[0]. */
 static int parse(struct plan *plan, char *err, const char *argv0, ...)
 {
 	char *argv[MAX_ARGV];
@@ -37,7 +37,7 @@ static int parse(struct plan *plan, char *err, const char *argv0, ...)
 	va_end(ap);
 	argv[argc] = NULL;
 	err[0] = '\0';
-	return plan_parse(plan, argc, argv, test_env, err, ERRLEN);
+	return parse_plan(plan, argc, argv, test_env, err, ERRLEN);
 }
 
 START_TEST(test_bwrap_fs_ops_in_order)
@@ -388,7 +388,7 @@ START_TEST(test_timing_options)
 	plan_free(&plan);
 	ck_assert_int_eq(parse(&plan, err, "bwrap", "--timing", "true", NULL), -1);
 	plan_free(&plan);
-	ck_assert_int_eq(plan_parse(&plan, 5, argv, env, err, ERRLEN), 0);
+	ck_assert_int_eq(parse_plan(&plan, 5, argv, env, err, ERRLEN), 0);
 	ck_assert_str_eq(plan.timing_file, "/x/t.json");
 	ck_assert_uint_eq(plan.timing, 0);
 	plan_free(&plan);

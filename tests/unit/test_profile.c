@@ -1,7 +1,7 @@
 /* Unit tests of profiles (profile.c): lines into option records with
  * their FILE:LINE, quoting, variables, includes and their loops, the
  * errors that name FILE:LINE and the word at fault, and a profile's
- * options applied to a plan through plan_parse.  The profiles are
+ * options applied to a plan through parse_plan.  The profiles are
  * written to a scratch directory under /tmp, one for the suite. */
 #define _GNU_SOURCE
 #include "parse/cli.h"
@@ -97,7 +97,7 @@ START_TEST(test_lines_into_records)
 	ck_assert_ptr_null(out.recs[3].args[0]);
 	assert_origin(&out.recs[3], "p", 6);
 	ck_assert_ptr_null(out.command);
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -113,7 +113,7 @@ START_TEST(test_variables)
 	ck_assert_str_eq(out.recs[0].args[1], "/home/tester/d");
 	/* single quotes: no expansion */
 	ck_assert_str_eq(out.recs[1].args[0], "${HOME}");
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -157,7 +157,7 @@ START_TEST(test_home_that_is_no_home)
 		ck_assert_ptr_nonnull(strstr(plan.notes[0], home_cases[_i].why));
 		ck_assert_ptr_nonnull(strstr(plan.notes[0], "profiles see ${HOME} as /nonexistent"));
 	}
-	records_free(&out);
+	cli_records_free(&out);
 	plan_free(&plan);
 }
 END_TEST
@@ -177,7 +177,7 @@ START_TEST(test_include)
 	assert_origin(&out.recs[1], "inner", 1);
 	ck_assert_str_eq(out.recs[2].args[0], "/after");
 	assert_origin(&out.recs[2], "outer", 3);
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -194,7 +194,7 @@ START_TEST(test_include_loop)
 	ck_assert_int_eq(record(a, &out, err), -1);
 	snprintf(want, sizeof(want), "parse: profile %s: includes itself", a);
 	ck_assert_str_eq(err, want);
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -227,7 +227,7 @@ START_TEST(test_relative_include_beside_the_including_file)
 	ck_assert_str_eq(out.recs[0].args[0], "/beside");
 	assert_origin(&out.recs[0], "base", 1);
 	ck_assert_str_eq(out.recs[1].args[0], "/below");
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -240,7 +240,7 @@ START_TEST(test_include_loop_relative)
 	ck_assert_int_eq(record(write_profile("self", "include ./././self\n"), &out, err), -1);
 	snprintf(want, sizeof(want), "parse: profile ./././self: includes itself");
 	ck_assert_str_eq(err, want);
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -267,7 +267,7 @@ START_TEST(test_bad_lines)
 	snprintf(want, sizeof(want), "parse: %s/bad:%d: %s", dir, bad_lines[_i].line,
 		 bad_lines[_i].why);
 	ck_assert_str_eq(err, want);
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -280,7 +280,7 @@ START_TEST(test_missing_profile)
 	ck_assert_int_eq(record(path, &out, err), -1);
 	snprintf(want, sizeof(want), "parse: profile %s: No such file or directory", path);
 	ck_assert_str_eq(err, want);
-	records_free(&out);
+	cli_records_free(&out);
 }
 END_TEST
 
@@ -289,7 +289,7 @@ static int parse_with_profile(struct plan *plan, const char *path, char *err)
 	char *argv[] = { "hutch", "--profile", (char *)path, "--explain", NULL };
 
 	err[0] = '\0';
-	return plan_parse(plan, 4, argv, test_env, err, ERRLEN);
+	return parse_plan(plan, 4, argv, test_env, err, ERRLEN);
 }
 
 /* Applied: the profile's options reach the plan with their origin, and
