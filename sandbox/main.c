@@ -146,7 +146,7 @@ static int parse_failure(struct plan *plan, const char *err)
 		snprintf(msg, sizeof(msg), "parse: %s", err);
 		log_line(plan->prog, msg);
 	}
-	return failure_status(plan);
+	return plan_failure_status(plan);
 }
 
 static int show_info(const struct plan *plan)
@@ -196,11 +196,11 @@ static int run(const struct plan *plan, uint64_t started)
 			print_log(&sb);
 		else
 			print_message(plan, sb.err);
-		status_exited(&sb, failure_status(plan));
+		status_exited(&sb, plan_failure_status(plan));
 		limits_release(&sb);
 		command_env_release(&sb);
 		report_timing(&sb);
-		return failure_status(plan);
+		return plan_failure_status(plan);
 	}
 	finish(&sb);
 	print_log(&sb);

@@ -75,6 +75,6 @@ int stages_run(struct sandbox *sb, enum who who, const char *after, const char *
 static void go_on_as_new_role(struct sandbox *sb)
 {
 	if (stages_run(sb, sb->role, NULL, NULL) < 0)
-		setup_log_fail(sb, failure_status(sb->plan));
-	_exit(failure_status(sb->plan));
+		setup_log_fail(sb, plan_failure_status(sb->plan));
+	_exit(plan_failure_status(sb->plan));
 }

@@ -83,7 +83,7 @@ static int first_mount_and_release(struct sandbox *sb)
 	if (!sb->fallback && setup_log_tells_first_mount(sb))
 		r = first_mount(sb);
 	if (read(sb->release_pipe[0], &c, 1) != 1 || supervisor_gone(sb))
-		_exit(failure_status(sb->plan));
+		_exit(plan_failure_status(sb->plan));
 	return r;
 }
 
@@ -393,7 +393,7 @@ static void wait_for_go(struct sandbox *sb)
 		return;
 	/* No "g": pid 1 did not become init, and takes us down with it. */
 	if (read(sb->go_pipe[0], &c, 1) != 1 || c != 'g')
-		_exit(failure_status(sb->plan));
+		_exit(plan_failure_status(sb->plan));
 	close_fd(&sb->go_pipe[0]);
 }
 
@@ -509,7 +509,7 @@ int stage_exec(struct sandbox *sb)
 		return -1;
 	timing_mark(&sb->timing, TM_EXEC);
 	if (setup_log_mark_exec(sb) < 0)
-		_exit(failure_status(plan));
+		_exit(plan_failure_status(plan));
 	execvp(file, argv);
 	return exec_failure(sb, file);
 }

@@ -208,7 +208,7 @@ static const char *net_reach(const struct net_rule *r)
 {
 	if (r->kind == NET_HOST_ADDR)
 		return "proxy, plain connect()";
-	if (net_rule_is_localhost(r))
+	if (netrule_is_localhost(r))
 		return "proxy, plain connect() to 127.0.0.1 and ::1";
 	return "proxy, plain connect() to the addresses the sandbox's resolver gave";
 }
@@ -631,7 +631,7 @@ static int explain_json(const struct plan *plan, FILE *out)
 	json_string(&w, plan->refused);
 	json_end_object(&w);
 	fputc('\n', out);
-	return plan->refused ? failure_status(plan) : 0;
+	return plan->refused ? plan_failure_status(plan) : 0;
 }
 
 int explain_plan(const struct plan *plan, FILE *out)
@@ -662,5 +662,5 @@ int explain_plan(const struct plan *plan, FILE *out)
 	}
 	if (plan->refused)
 		fprintf(out, "refused: hutch would not run this plan: %s\n", plan->refused);
-	return plan->refused ? failure_status(plan) : 0;
+	return plan->refused ? plan_failure_status(plan) : 0;
 }

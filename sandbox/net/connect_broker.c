@@ -407,7 +407,7 @@ static void finish_stand_in(struct sandbox *sb, const struct pending *p, int err
 				  monotonic_now() - p->started);
 		return;
 	}
-	net_addr_format(&p->dest.addr, where, sizeof(where));
+	netrule_addr_format(&p->dest.addr, where, sizeof(where));
 	snprintf(reason, sizeof(reason), "connect to %s port %d: %s", where, p->dest.port,
 		 strerror(error));
 	netconnect_report(sb, &p->dest, p->rule, "failed", reason, false,
@@ -648,7 +648,7 @@ static bool connect_inet(struct sandbox *sb, const struct target *t, int sock,
 		start_stand_in(sb, t, sock, &dest, rule, addr, len);
 		return true;
 	}
-	class = net_addr_special(&dest.addr);
+	class = netrule_addr_special(&dest.addr);
 	if (!stand_in && class && strcmp(class, "loopback") == 0 &&
 	    netconnect_sandbox_listens(sb, t->proc, dest.addr.family, dest.port)) {
 		/* The sandbox's own loopback: a server of COMMAND's. */

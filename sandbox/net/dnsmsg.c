@@ -4,7 +4,7 @@
  * loop (a compression pointer in a question is refused: a query has no
  * earlier name to point at) or hand on a name the rules would see
  * otherwise than the client meant (each label checked, the whole name
- * by net_name_valid, lowercased as the proxy's parsers give names). */
+ * by netrule_name_valid, lowercased as the proxy's parsers give names). */
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/socket.h>
@@ -82,7 +82,7 @@ int dnsmsg_query_read(const unsigned char *query, size_t len, struct dns_questio
 	if (get16(query + off + 2) != DNS_CLASS_IN ||
 	    (q->qtype != DNS_TYPE_A && q->qtype != DNS_TYPE_AAAA))
 		return DNS_REFUSED;
-	if (!net_name_valid(q->name))
+	if (!netrule_name_valid(q->name))
 		return DNS_REFUSED;
 	return DNS_NOERROR;
 }

@@ -7,7 +7,7 @@
  *  - a rule by name or wildcard reaching the host through an address:
  *    a literal address is matched by address rules only, and the
  *    loopback addresses by the rule "localhost" only, as in the proxy
- *    (netrule.c: net_rules_match, net_addr_refusal with the host's own
+ *    (netrule.c: netrule_match, netrule_addr_refusal with the host's own
  *    addresses);
  *  - a rule by name reaching an address no answer for that name gave:
  *    an address matches a name only while an answer of the sandbox's
@@ -77,7 +77,7 @@ static void format_dest(const struct net_dest *dest, char *buf, size_t len)
 {
 	char addr[64];
 
-	net_addr_format(&dest->addr, addr, sizeof(addr));
+	netrule_addr_format(&dest->addr, addr, sizeof(addr));
 	snprintf(buf, len, dest->addr.family == AF_INET6 ? "[%s]:%d" : "%s:%d", addr, dest->port);
 }
 
@@ -96,9 +96,9 @@ static const struct net_rule *granted_rule(const struct sandbox *sb, const struc
 		snprintf(reason, len, "no --allow-net rule allows %s", where);
 		return NULL;
 	}
-	if (!net_addr_special(&dest->addr))
+	if (!netrule_addr_special(&dest->addr))
 		n_own = net_own_addresses(own, MAX_OWN);
-	why = net_addr_refusal(rule, &dest->addr, true, own, n_own);
+	why = netrule_addr_refusal(rule, &dest->addr, true, own, n_own);
 	if (!why)
 		return rule;
 	snprintf(reason, len, "%s, an address of %s: %s", where, name, why);
@@ -115,21 +115,21 @@ const struct net_rule *netconnect_rule(const struct sandbox *sb, const struct ne
 	const char *why, *class;
 	char host[64], where[80];
 
-	net_addr_format(&dest->addr, host, sizeof(host));
+	netrule_addr_format(&dest->addr, host, sizeof(host));
 	format_dest(dest, where, sizeof(where));
-	rule = net_rules_match(plan->net_rules, plan->n_net_rules, host, dest->port);
+	rule = netrule_match(plan->net_rules, plan->n_net_rules, host, dest->port);
 	if (!rule && localhost_addr(&dest->addr)) {
-		byname = net_rules_match(plan->net_rules, plan->n_net_rules, "localhost",
+		byname = netrule_match(plan->net_rules, plan->n_net_rules, "localhost",
 					 dest->port);
-		if (byname && net_rule_is_localhost(byname))
+		if (byname && netrule_is_localhost(byname))
 			rule = byname;
 	}
 	if (!rule)
 		return granted_rule(sb, dest, where, reason, len);
-	class = net_addr_special(&dest->addr);
+	class = netrule_addr_special(&dest->addr);
 	if (!class)
 		n_own = net_own_addresses(own, MAX_OWN);
-	why = net_addr_refusal(rule, &dest->addr, false, own, n_own);
+	why = netrule_addr_refusal(rule, &dest->addr, false, own, n_own);
 	if (!why)
 		return rule;
 	snprintf(reason, len, "%s (%s): %s", host, class ? class : "this host's own address", why);
@@ -342,6 +342,6 @@ void netconnect_report(struct sandbox *sb, const struct net_dest *dest,
 	if (!sb->net)
 		return;
 	if (dest)
-		net_addr_format(&dest->addr, host, sizeof(host));
+		netrule_addr_format(&dest->addr, host, sizeof(host));
 	sb->net->report_line(sb, &r, verdict, reason, count);
 }

@@ -7,7 +7,7 @@
  *  - a sandbox learning or reaching names no rule allows: such a name is
  *    never resolved, and answered NXDOMAIN;
  *  - a name whose answer changes to reach the host (DNS rebinding): every
- *    answer is checked as the proxy checks one (net_addr_refusal: a name
+ *    answer is checked as the proxy checks one (netrule_addr_refusal: a name
  *    never reaches a loopback, link-local, metadata or own address), and
  *    a connect is allowed only to an address a current answer gave;
  *  - a lookup that hangs: UPSTREAM_SECONDS, then SERVFAIL;
@@ -66,7 +66,7 @@ static void answer_checked(struct sandbox *sb, int slot, const struct net_addr *
 
 	for (int i = 0; i < n && n_kept < NET_MAX_ADDRS; i++) {
 		if (candidates[i].family != q->family ||
-		    net_addr_refusal(q->rule, &candidates[i], true, own, n_own))
+		    netrule_addr_refusal(q->rule, &candidates[i], true, own, n_own))
 			continue;
 		netgrant_add(sb->net, q->host, &candidates[i]);
 		kept[n_kept++] = candidates[i];
@@ -80,7 +80,7 @@ static void answer_localhost(struct sandbox *sb, int slot)
 {
 	struct net_addr a;
 
-	net_addr_parse(sb->net->dns[slot].family == AF_INET ? "127.0.0.1" : "::1", &a);
+	netrule_addr_parse(sb->net->dns[slot].family == AF_INET ? "127.0.0.1" : "::1", &a);
 	answer(sb, slot, DNS_NOERROR, &a, 1);
 }
 
@@ -94,10 +94,10 @@ void netdns_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 	q->busy = true;
 	memcpy(q->host, ask->host, sizeof(q->host));
 	q->family = ask->qtype == DNS_TYPE_A ? AF_INET : AF_INET6;
-	q->rule = net_rules_match_name(plan->net_rules, plan->n_net_rules, q->host);
+	q->rule = netrule_match_name(plan->net_rules, plan->n_net_rules, q->host);
 	if (!q->rule) {
 		answer(sb, (int)ask->id, DNS_NXDOMAIN, NULL, 0);
-	} else if (net_rule_is_localhost(q->rule)) {
+	} else if (netrule_is_localhost(q->rule)) {
 		answer_localhost(sb, (int)ask->id);
 	} else if (net_lookup_start(q->host, &q->lookup_fd, &q->lookup_pidfd) < 0) {
 		answer(sb, (int)ask->id, DNS_SERVFAIL, NULL, 0);

@@ -22,7 +22,7 @@ void netgrant_add(struct netproxy_state *st, const char *name, const struct net_
 	for (int i = 0; i < DNS_GRANTS; i++) {
 		struct dns_grant *e = &st->grants[i];
 
-		if (e->name[0] && strcmp(e->name, name) == 0 && net_addr_equal(&e->addr, addr)) {
+		if (e->name[0] && strcmp(e->name, name) == 0 && netrule_addr_equal(&e->addr, addr)) {
 			g = e;
 			break;
 		}
@@ -46,9 +46,9 @@ const char *netgrant_find(const struct sandbox *sb, const struct net_addr *addr,
 	for (int i = 0; i < DNS_GRANTS; i++) {
 		const struct dns_grant *g = &sb->net->grants[i];
 
-		if (!g->name[0] || g->expiry <= now || !net_addr_equal(&g->addr, addr))
+		if (!g->name[0] || g->expiry <= now || !netrule_addr_equal(&g->addr, addr))
 			continue;
-		*rule = net_rules_match(plan->net_rules, plan->n_net_rules, g->name, port);
+		*rule = netrule_match(plan->net_rules, plan->n_net_rules, g->name, port);
 		if (*rule)
 			return g->name;
 	}

@@ -31,7 +31,7 @@ static bool host_valid(const char *host)
 	for (const char *c = host; *c; c++)
 		if (*c >= 'A' && *c <= 'Z')
 			return false;	/* the parsers give lowercase */
-	return net_addr_parse(host, &addr) == 0 || net_name_valid(host);
+	return netrule_addr_parse(host, &addr) == 0 || netrule_name_valid(host);
 }
 
 /* Both strings, whatever the kind: a later reader of any ask (a report,
@@ -50,7 +50,7 @@ bool netproxy_ask_valid(const struct proxy_ask *ask)
 		return ask->id < PROXY_DNS_SLOTS && ask->port == 0 &&
 		       (ask->qtype == DNS_TYPE_A || ask->qtype == DNS_TYPE_AAAA) &&
 		       host_valid(ask->host) &&
-		       net_addr_parse(ask->host, &(struct net_addr){ 0 }) < 0;
+		       netrule_addr_parse(ask->host, &(struct net_addr){ 0 }) < 0;
 	if (ask->kind < ASK_CONNECT || ask->kind > ASK_CLOSED || ask->id >= PROXY_MAX_CONNS ||
 	    ask->proto > NET_PROTO_SOCKS5 || ask->port > 65535)
 		return false;

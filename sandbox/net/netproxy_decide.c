@@ -172,7 +172,7 @@ static void connect_next(struct sandbox *sb, int id)
 		if (fd >= 0)
 			close(fd);
 	}
-	net_addr_format(&d->addrs[d->n_addrs - 1], addr, sizeof(addr));
+	netrule_addr_format(&d->addrs[d->n_addrs - 1], addr, sizeof(addr));
 	snprintf(reason, sizeof(reason), "connect to %s port %d: %s", addr, d->port,
 		 d->connect_error);
 	fail_upstream(sb, id, 502, SOCKS_REFUSED, reason);
@@ -220,19 +220,19 @@ static void check_and_connect(struct sandbox *sb, int id, const struct net_addr 
 
 	/* This host's addresses matter only for an otherwise ordinary one. */
 	for (int i = 0; i < n && n_own == 0; i++)
-		if (!net_addr_special(&candidates[i]))
+		if (!netrule_addr_special(&candidates[i]))
 			n_own = net_own_addresses(own, MAX_OWN);
 	d->n_addrs = d->next_addr = 0;
 	for (int i = 0; i < n; i++) {
-		const char *refusal = net_addr_refusal(d->rule, &candidates[i], via_dns, own,
+		const char *refusal = netrule_addr_refusal(d->rule, &candidates[i], via_dns, own,
 						       n_own);
 
 		if (!refusal) {
 			d->addrs[d->n_addrs++] = candidates[i];
 		} else if (!why) {
 			why = refusal;
-			class = net_addr_special(&candidates[i]);
-			net_addr_format(&candidates[i], addr, sizeof(addr));
+			class = netrule_addr_special(&candidates[i]);
+			netrule_addr_format(&candidates[i], addr, sizeof(addr));
 		}
 	}
 	if (d->n_addrs > 0) {
@@ -271,7 +271,7 @@ static void decide(struct sandbox *sb, int id)
 	char reason[PROXY_REASON_LEN];
 
 	d->deadline = monotonic_now() + UPSTREAM_SECONDS;
-	d->rule = net_rules_match(plan->net_rules, plan->n_net_rules, d->host, d->port);
+	d->rule = netrule_match(plan->net_rules, plan->n_net_rules, d->host, d->port);
 	if (!d->rule) {
 		snprintf(reason, sizeof(reason), "no --allow-net rule allows %s%s%s:%d",
 			 strchr(d->host, ':') ? "[" : "", d->host,
@@ -279,12 +279,12 @@ static void decide(struct sandbox *sb, int id)
 		refuse(sb, id, 403, SOCKS_NOT_ALLOWED, reason);
 		return;
 	}
-	if (net_addr_parse(d->host, &literal[0]) == 0) {
+	if (netrule_addr_parse(d->host, &literal[0]) == 0) {
 		check_and_connect(sb, id, literal, 1, false);
-	} else if (net_rule_is_localhost(d->rule)) {
+	} else if (netrule_is_localhost(d->rule)) {
 		/* localhost is loopback itself, not whatever DNS says. */
-		net_addr_parse("127.0.0.1", &literal[0]);
-		net_addr_parse("::1", &literal[1]);
+		netrule_addr_parse("127.0.0.1", &literal[0]);
+		netrule_addr_parse("::1", &literal[1]);
 		check_and_connect(sb, id, literal, 2, false);
 	} else {
 		start_lookup(sb, id);

@@ -52,7 +52,7 @@ static void record_fields(const struct proxy_record *r, const char *verdict,
 	json_key(w, "origin");
 	json_string(w, r->rule ? r->rule->origin : NULL);
 	if (r->address)
-		net_addr_format(r->address, addr, sizeof(addr));
+		netrule_addr_format(r->address, addr, sizeof(addr));
 	json_key(w, "address");
 	json_string(w, addr[0] ? addr : NULL);
 	json_key(w, "reason");

@@ -59,10 +59,10 @@ static bool take_host(const char *text, size_t len, struct net_request *req)
 	if (len > 1 && req->host[len - 1] == '.')
 		req->host[len - 1] = '\0';
 	if (bracketed)
-		return net_addr_parse(req->host, &addr) == 0 && addr.family == AF_INET6;
+		return netrule_addr_parse(req->host, &addr) == 0 && addr.family == AF_INET6;
 	if (strchr(req->host, ':'))
 		return false;	/* an IPv6 address without brackets */
-	return net_addr_parse(req->host, &addr) == 0 || net_name_valid(req->host);
+	return netrule_addr_parse(req->host, &addr) == 0 || netrule_name_valid(req->host);
 }
 
 /* "host:port", "[v6]:port", or without ":port" when DEFAULT_PORT > 0. */
@@ -365,8 +365,8 @@ static enum net_parse socks_name(const unsigned char *buf, size_t len, size_t *a
 		/* An IPv6 address needs no brackets where no port follows. */
 		memcpy(text, buf + 5, n);
 		text[n] = '\0';
-		if (net_addr_parse(text, &addr) == 0) {
-			net_addr_format(&addr, req->host, sizeof(req->host));
+		if (netrule_addr_parse(text, &addr) == 0) {
+			netrule_addr_format(&addr, req->host, sizeof(req->host));
 			return NET_PARSE_DONE;
 		}
 		*reply = SOCKS_BAD_ADDRESS;
@@ -385,10 +385,10 @@ static enum net_parse socks_address(const unsigned char *buf, size_t len, int fa
 	if (len < 4 + *addr_len)
 		return NET_PARSE_MORE;
 	memcpy(addr.bytes, buf + 4, *addr_len);
-	net_addr_format(&addr, req->host, sizeof(req->host));
+	netrule_addr_format(&addr, req->host, sizeof(req->host));
 	/* ::ffff:a.b.c.d becomes a.b.c.d, as everywhere else. */
-	if (net_addr_parse(req->host, &addr) == 0)
-		net_addr_format(&addr, req->host, sizeof(req->host));
+	if (netrule_addr_parse(req->host, &addr) == 0)
+		netrule_addr_format(&addr, req->host, sizeof(req->host));
 	return NET_PARSE_DONE;
 }
 

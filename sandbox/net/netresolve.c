@@ -39,10 +39,10 @@ static struct net_addr addr_of(const struct sockaddr *sa)
 		(const void *)&((const struct sockaddr_in *)sa)->sin_addr :
 		(const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 
-	/* Through text: net_addr_parse makes ::ffff:a.b.c.d an IPv4 address. */
+	/* Through text: netrule_addr_parse makes ::ffff:a.b.c.d an IPv4 address. */
 	if ((sa->sa_family == AF_INET || sa->sa_family == AF_INET6) &&
 	    inet_ntop(sa->sa_family, bytes, text, sizeof(text)) &&
-	    net_addr_parse(text, &a) == 0)
+	    netrule_addr_parse(text, &a) == 0)
 		return a;
 	a.family = AF_UNSPEC;
 	return a;
@@ -51,7 +51,7 @@ static struct net_addr addr_of(const struct sockaddr *sa)
 static bool already_in(const struct net_answer *ans, const struct net_addr *a)
 {
 	for (int i = 0; i < ans->n; i++)
-		if (net_addr_equal(&ans->addrs[i], a))
+		if (netrule_addr_equal(&ans->addrs[i], a))
 			return true;
 	return false;
 }
@@ -88,7 +88,7 @@ static void parse_getent(char *text, struct net_answer *ans)
 		struct net_addr a;
 
 		if (sscanf(line, "%63s %15s", addr, type) == 2 && strcmp(type, "STREAM") == 0 &&
-		    net_addr_parse(addr, &a) == 0 && !already_in(ans, &a))
+		    netrule_addr_parse(addr, &a) == 0 && !already_in(ans, &a))
 			ans->addrs[ans->n++] = a;
 	}
 }
@@ -236,7 +236,7 @@ static void probe_in_child(struct probe_answer *out)
 			 ans.why);
 		return;
 	}
-	net_addr_format(&ans.addrs[0], addr, sizeof(addr));
+	netrule_addr_format(&ans.addrs[0], addr, sizeof(addr));
 	if (ans.addrs[0].family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 

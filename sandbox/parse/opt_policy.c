@@ -283,7 +283,7 @@ int opt_allow_net(struct apply_ctx *a)
 	struct net_rule rule;
 	char why[256];
 
-	if (net_rule_parse(a->rec->args[0], a->rec->origin, &rule, why, sizeof(why)) < 0)
+	if (netrule_parse(a->rec->args[0], a->rec->origin, &rule, why, sizeof(why)) < 0)
 		return opt_fail(a, "--allow-net %s: %s", a->rec->args[0], why);
 	plan->net_rules = xreallocarray(plan->net_rules, plan->n_net_rules + 1, sizeof(rule));
 	plan->net_rules[plan->n_net_rules++] = rule;

@@ -21,7 +21,7 @@ static size_t addr_len(int family)
 
 static const unsigned char v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
-int net_addr_parse(const char *text, struct net_addr *addr)
+int netrule_addr_parse(const char *text, struct net_addr *addr)
 {
 	memset(addr, 0, sizeof(*addr));
 	if (inet_pton(AF_INET, text, addr->bytes) == 1) {
@@ -40,13 +40,13 @@ int net_addr_parse(const char *text, struct net_addr *addr)
 	return 0;
 }
 
-void net_addr_format(const struct net_addr *addr, char *buf, size_t len)
+void netrule_addr_format(const struct net_addr *addr, char *buf, size_t len)
 {
 	if (!inet_ntop(addr->family, addr->bytes, buf, (socklen_t)len))
 		snprintf(buf, len, "?");
 }
 
-bool net_addr_equal(const struct net_addr *a, const struct net_addr *b)
+bool netrule_addr_equal(const struct net_addr *a, const struct net_addr *b)
 {
 	return a->family == b->family && memcmp(a->bytes, b->bytes, addr_len(a->family)) == 0;
 }
@@ -88,11 +88,11 @@ static bool in_block(const struct net_addr *addr, const char *cidr, size_t len)
 		return false;
 	memcpy(text, cidr, (size_t)(slash - cidr));
 	text[slash - cidr] = '\0';
-	return net_addr_parse(text, &base) == 0 && base.family == addr->family &&
+	return netrule_addr_parse(text, &base) == 0 && base.family == addr->family &&
 	       prefix_match(addr->bytes, base.bytes, atoi(slash + 1));
 }
 
-const char *net_addr_special(const struct net_addr *addr)
+const char *netrule_addr_special(const struct net_addr *addr)
 {
 	for (size_t i = 0; i < sizeof(special_classes) / sizeof(special_classes[0]); i++) {
 		const char *b = special_classes[i].blocks;
@@ -108,7 +108,7 @@ const char *net_addr_special(const struct net_addr *addr)
 	return NULL;
 }
 
-bool net_name_valid(const char *host)
+bool netrule_name_valid(const char *host)
 {
 	size_t len = strlen(host), label = 0;
 
@@ -209,7 +209,7 @@ static int parse_cidr(const char *host, struct net_rule *rule, char *err, size_t
 		*slash = '\0';
 		bits = parse_uint(slash + 1, 128);
 	}
-	if (net_addr_parse(addr, &rule->addr) < 0) {
+	if (netrule_addr_parse(addr, &rule->addr) < 0) {
 		free(addr);
 		return rule_fail(err, errlen, "not an address or CIDR block");
 	}
@@ -242,7 +242,7 @@ static int parse_host(char *host, bool bracketed, struct net_rule *rule, char *e
 		host[--len] = '\0';
 	if (bracketed || strchr(host, '/') || strchr(host, ':'))
 		return parse_cidr(host, rule, err, errlen);
-	if (net_addr_parse(host, &rule->addr) == 0)
+	if (netrule_addr_parse(host, &rule->addr) == 0)
 		return parse_cidr(host, rule, err, errlen);
 	if (strcmp(host, "*") == 0) {
 		rule->kind = NET_HOST_WILDCARD;
@@ -252,20 +252,20 @@ static int parse_host(char *host, bool bracketed, struct net_rule *rule, char *e
 	if (strcmp(host, "*.") == 0)
 		return rule_fail(err, errlen, "no domain after \"*.\": *.example.com, or * for any name");
 	if (strncmp(host, "*.", 2) == 0) {
-		if (!net_name_valid(host + 2))
+		if (!netrule_name_valid(host + 2))
 			return rule_fail(err, errlen, "not a DNS name after \"*.\"");
 		rule->kind = NET_HOST_WILDCARD;
 		rule->name = xstrdup(host + 2);
 		return 0;
 	}
-	if (!net_name_valid(host))
+	if (!netrule_name_valid(host))
 		return rule_fail(err, errlen, "not a DNS name, *.suffix, address or CIDR block");
 	rule->kind = NET_HOST_NAME;
 	rule->name = xstrdup(host);
 	return 0;
 }
 
-int net_rule_parse(const char *text, const char *origin, struct net_rule *rule,
+int netrule_parse(const char *text, const char *origin, struct net_rule *rule,
 		   char *err, size_t errlen)
 {
 	char *copy = xstrdup(text);
@@ -295,7 +295,7 @@ int net_rule_parse(const char *text, const char *origin, struct net_rule *rule,
 	return 0;
 }
 
-void net_rules_free(struct net_rule *rules, size_t n)
+void netrule_free_all(struct net_rule *rules, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(rules[i].name);
@@ -345,11 +345,11 @@ static bool rule_matches(const struct net_rule *rule, const char *host,
 	       prefix_match(rule->addr.bytes, literal->bytes, rule->prefix);
 }
 
-const struct net_rule *net_rules_match(const struct net_rule *rules, size_t n,
+const struct net_rule *netrule_match(const struct net_rule *rules, size_t n,
 				       const char *host, int port)
 {
 	struct net_addr literal;
-	bool is_literal = net_addr_parse(host, &literal) == 0;
+	bool is_literal = netrule_addr_parse(host, &literal) == 0;
 	const struct net_rule *best = NULL;
 
 	for (size_t i = 0; i < n; i++)
@@ -359,7 +359,7 @@ const struct net_rule *net_rules_match(const struct net_rule *rules, size_t n,
 	return best;
 }
 
-const struct net_rule *net_rules_match_name(const struct net_rule *rules, size_t n,
+const struct net_rule *netrule_match_name(const struct net_rule *rules, size_t n,
 					    const char *host)
 {
 	const struct net_rule *best = NULL;
@@ -371,7 +371,7 @@ const struct net_rule *net_rules_match_name(const struct net_rule *rules, size_t
 	return best;
 }
 
-bool net_rule_is_localhost(const struct net_rule *rule)
+bool netrule_is_localhost(const struct net_rule *rule)
 {
 	return rule->kind == NET_HOST_NAME && strcmp(rule->name, "localhost") == 0;
 }
@@ -379,7 +379,7 @@ bool net_rule_is_localhost(const struct net_rule *rule)
 static bool is_own(const struct net_addr *addr, const struct net_addr *own, size_t n_own)
 {
 	for (size_t i = 0; i < n_own; i++)
-		if (net_addr_equal(addr, &own[i]))
+		if (netrule_addr_equal(addr, &own[i]))
 			return true;
 	return false;
 }
@@ -390,13 +390,13 @@ static bool names_exactly(const struct net_rule *rule, const struct net_addr *ad
 {
 	return rule->kind == NET_HOST_ADDR &&
 	       rule->prefix == (int)addr_len(addr->family) * 8 &&
-	       net_addr_equal(&rule->addr, addr);
+	       netrule_addr_equal(&rule->addr, addr);
 }
 
-const char *net_addr_refusal(const struct net_rule *rule, const struct net_addr *addr,
+const char *netrule_addr_refusal(const struct net_rule *rule, const struct net_addr *addr,
 			     bool via_dns, const struct net_addr *own, size_t n_own)
 {
-	const char *special = net_addr_special(addr);
+	const char *special = netrule_addr_special(addr);
 	bool mine = is_own(addr, own, n_own);
 
 	if (!special && !mine)
@@ -404,7 +404,7 @@ const char *net_addr_refusal(const struct net_rule *rule, const struct net_addr 
 	if (via_dns)
 		return "a name never reaches a loopback, link-local, metadata, multicast or "
 		       "own address";
-	if (net_rule_is_localhost(rule) && special && strcmp(special, "loopback") == 0)
+	if (netrule_is_localhost(rule) && special && strcmp(special, "loopback") == 0)
 		return NULL;
 	if (names_exactly(rule, addr))
 		return NULL;

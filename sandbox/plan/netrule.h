@@ -44,46 +44,46 @@ struct net_rule {
 
 /* Parse TEXT ("HOST[:PORT]") into RULE.  0, or -1 with a reason in ERR
  * (which does not repeat TEXT). */
-int net_rule_parse(const char *text, const char *origin, struct net_rule *rule,
+int netrule_parse(const char *text, const char *origin, struct net_rule *rule,
 		   char *err, size_t errlen);
-void net_rules_free(struct net_rule *rules, size_t n);
+void netrule_free_all(struct net_rule *rules, size_t n);
 
 /* Parse a literal address (IPv6 without brackets); 0 or -1.  An
  * IPv4-mapped IPv6 address becomes the IPv4 address. */
-int net_addr_parse(const char *text, struct net_addr *addr);
+int netrule_addr_parse(const char *text, struct net_addr *addr);
 /* ADDR as text ("192.0.2.1", "2001:db8::1"), no brackets. */
-void net_addr_format(const struct net_addr *addr, char *buf, size_t len);
-bool net_addr_equal(const struct net_addr *a, const struct net_addr *b);
+void netrule_addr_format(const struct net_addr *addr, char *buf, size_t len);
+bool netrule_addr_equal(const struct net_addr *a, const struct net_addr *b);
 
 /* Why a name must not lead to ADDR ("loopback", "link-local", "cloud
  * metadata", ...), or NULL when it is an ordinary unicast address. */
-const char *net_addr_special(const struct net_addr *addr);
+const char *netrule_addr_special(const struct net_addr *addr);
 
 /* Is HOST a syntactically valid DNS name (letters, digits, '-', '_',
  * dots; labels of 1 to 63; at most NET_NAME_MAX)?  A trailing dot is
  * allowed. */
-bool net_name_valid(const char *host);
+bool netrule_name_valid(const char *host);
 
 /* The first rule allowing a request for HOST (a name, lowercase, or a
  * literal address) and PORT, or NULL.  A name is matched by name and
  * wildcard rules, a literal address by address rules only. */
-const struct net_rule *net_rules_match(const struct net_rule *rules, size_t n,
+const struct net_rule *netrule_match(const struct net_rule *rules, size_t n,
 				       const char *host, int port);
 
 /* The first rule by name or wildcard allowing HOST (a name, lowercase)
  * on some port, or NULL: what the sandbox's resolver may answer. */
-const struct net_rule *net_rules_match_name(const struct net_rule *rules, size_t n,
+const struct net_rule *netrule_match_name(const struct net_rule *rules, size_t n,
 					    const char *host);
 
 /* May a connection that RULE allowed go to ADDR?  VIA_DNS: ADDR came
  * from resolving a name.  OWN lists this host's own addresses.  NULL if
  * it may, else why not (for the refusal's message, after the address
  * and its class). */
-const char *net_addr_refusal(const struct net_rule *rule, const struct net_addr *addr,
+const char *netrule_addr_refusal(const struct net_rule *rule, const struct net_addr *addr,
 			     bool via_dns, const struct net_addr *own, size_t n_own);
 
 /* Is RULE the name "localhost" itself, which reaches the loopback
  * addresses without asking DNS? */
-bool net_rule_is_localhost(const struct net_rule *rule);
+bool netrule_is_localhost(const struct net_rule *rule);
 
 #endif

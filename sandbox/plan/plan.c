@@ -157,7 +157,7 @@ void plan_free(struct plan *plan)
 	for (size_t i = 0; i < plan->n_rlimits; i++)
 		free(plan->rlimits[i].origin);
 	free(plan->rlimits);
-	net_rules_free(plan->net_rules, plan->n_net_rules);
+	netrule_free_all(plan->net_rules, plan->n_net_rules);
 	for (size_t i = 0; i < plan->n_protect; i++) {
 		free(plan->protect[i].path);
 		free(plan->protect[i].origin);
@@ -166,7 +166,7 @@ void plan_free(struct plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-int failure_status(const struct plan *plan)
+int plan_failure_status(const struct plan *plan)
 {
 	return plan->mode == MODE_BWRAP ? 1 : 125;
 }

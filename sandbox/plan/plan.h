@@ -236,7 +236,7 @@ void plan_warn(struct plan *plan, const char *msg);
 void plan_note(struct plan *plan, const char *msg);
 
 /* Exit code for hutch's own failure in this mode (125, or bwrap's 1). */
-int failure_status(const struct plan *plan);
+int plan_failure_status(const struct plan *plan);
 
 /* The rest of plan/'s interface: the fds the plan names (fds.c), the
  * persistence guard on its binds (guard.c), its --allow-net rules

@@ -23,7 +23,7 @@ int supervise_exit_status(struct sandbox *sb)
 	if (rs->stuck)
 		return 125;
 	if (rs->log_len > 0)
-		return rs->code == CLD_EXITED ? rs->status : failure_status(plan);
+		return rs->code == CLD_EXITED ? rs->status : plan_failure_status(plan);
 	if (rs->timed_out && plan->mode == MODE_HUTCH)
 		return 124;
 	/* pid 1 gone before COMMAND ran is hutch's failure, not COMMAND's. */

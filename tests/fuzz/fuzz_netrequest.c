@@ -89,9 +89,9 @@ static void rule(const uint8_t *data, size_t size)
 		size = sizeof(text) - 1;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (net_rule_parse(text, "fuzz", &r, err, sizeof(err)) < 0)
+	if (netrule_parse(text, "fuzz", &r, err, sizeof(err)) < 0)
 		return;
-	m = net_rules_match(&r, 1, r.name && r.kind == NET_HOST_NAME ? r.name : "example.com",
+	m = netrule_match(&r, 1, r.name && r.kind == NET_HOST_NAME ? r.name : "example.com",
 			    r.port ? r.port : 443);
 	if (m && m != &r)
 		abort();

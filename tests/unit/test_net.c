@@ -32,14 +32,14 @@ static char err[256];
 static void parse_ok(const char *text)
 {
 	err[0] = '\0';
-	ck_assert_msg(net_rule_parse(text, "command line", &rule, err, sizeof(err)) == 0,
+	ck_assert_msg(netrule_parse(text, "command line", &rule, err, sizeof(err)) == 0,
 		      "%s: %s", text, err);
 }
 
 static void parse_bad(const char *text, const char *why)
 {
 	err[0] = '\0';
-	ck_assert_msg(net_rule_parse(text, "command line", &rule, err, sizeof(err)) < 0,
+	ck_assert_msg(netrule_parse(text, "command line", &rule, err, sizeof(err)) < 0,
 		      "%s parsed", text);
 	ck_assert_msg(strstr(err, why), "%s: [%s] lacks [%s]", text, err, why);
 }
@@ -130,7 +130,7 @@ START_TEST(rule_addresses)
 	/* An IPv4-mapped address is the IPv4 address. */
 	parse_ok("[::ffff:127.0.0.1]:80");
 	ck_assert_int_eq(rule.addr.family, AF_INET);
-	net_addr_format(&rule.addr, text, sizeof(text));
+	netrule_addr_format(&rule.addr, text, sizeof(text));
 	ck_assert_str_eq(text, "127.0.0.1");
 	done();
 	parse_bad("10.0.0.0/33", "prefix");
@@ -145,7 +145,7 @@ static size_t n_rules;
 
 static void add_rule(const char *text)
 {
-	ck_assert_msg(net_rule_parse(text, "test", &rules[n_rules], err, sizeof(err)) == 0,
+	ck_assert_msg(netrule_parse(text, "test", &rules[n_rules], err, sizeof(err)) == 0,
 		      "%s: %s", text, err);
 	n_rules++;
 }
@@ -162,7 +162,7 @@ static void free_rules(void)
 
 static const char *matched(const char *host, int port)
 {
-	const struct net_rule *r = net_rules_match(rules, n_rules, host, port);
+	const struct net_rule *r = netrule_match(rules, n_rules, host, port);
 
 	return r ? r->text : "none";
 }
@@ -203,7 +203,7 @@ static struct net_addr addr(const char *text)
 {
 	struct net_addr a;
 
-	ck_assert_int_eq(net_addr_parse(text, &a), 0);
+	ck_assert_int_eq(netrule_addr_parse(text, &a), 0);
 	return a;
 }
 
@@ -226,7 +226,7 @@ START_TEST(special_addresses)
 
 	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
 		struct net_addr a = addr(special[i][0]);
-		const char *why = net_addr_special(&a);
+		const char *why = netrule_addr_special(&a);
 
 		ck_assert_msg(why && strstr(why, special[i][1]), "%s: %s", special[i][0],
 			      why ? why : "ordinary");
@@ -234,7 +234,7 @@ START_TEST(special_addresses)
 	for (size_t i = 0; i < sizeof(ordinary) / sizeof(ordinary[0]); i++) {
 		struct net_addr a = addr(ordinary[i]);
 
-		ck_assert_msg(!net_addr_special(&a), "%s is special", ordinary[i]);
+		ck_assert_msg(!netrule_addr_special(&a), "%s is special", ordinary[i]);
 	}
 }
 END_TEST
@@ -247,7 +247,7 @@ static bool reaches(const char *text, const char *to, bool via_dns)
 	bool ok;
 
 	add_rule(text);
-	ok = net_addr_refusal(&rules[0], &a, via_dns, own, 2) == NULL;
+	ok = netrule_addr_refusal(&rules[0], &a, via_dns, own, 2) == NULL;
 	free_rules();
 	return ok;
 }
@@ -282,23 +282,23 @@ END_TEST
 
 START_TEST(name_validity)
 {
-	ck_assert(net_name_valid("a.b-c_d.example"));
-	ck_assert(net_name_valid("example.com."));
-	ck_assert(!net_name_valid(""));
-	ck_assert(!net_name_valid("."));
-	ck_assert(!net_name_valid("a..b"));
-	ck_assert(!net_name_valid(".a"));
-	ck_assert(!net_name_valid("a b"));
-	ck_assert(!net_name_valid("a/b"));
+	ck_assert(netrule_name_valid("a.b-c_d.example"));
+	ck_assert(netrule_name_valid("example.com."));
+	ck_assert(!netrule_name_valid(""));
+	ck_assert(!netrule_name_valid("."));
+	ck_assert(!netrule_name_valid("a..b"));
+	ck_assert(!netrule_name_valid(".a"));
+	ck_assert(!netrule_name_valid("a b"));
+	ck_assert(!netrule_name_valid("a/b"));
 	char label[80], name[400];
 
 	memset(label, 'a', 64);
 	label[64] = '\0';
-	ck_assert(!net_name_valid(label));
+	ck_assert(!netrule_name_valid(label));
 	label[63] = '\0';
-	ck_assert(net_name_valid(label));
+	ck_assert(netrule_name_valid(label));
 	snprintf(name, sizeof(name), "%s.%s.%s.%s", label, label, label, label);
-	ck_assert(!net_name_valid(name));	/* 255 characters */
+	ck_assert(!netrule_name_valid(name));	/* 255 characters */
 }
 END_TEST
 
@@ -570,7 +570,7 @@ START_TEST(connect_destinations)
 	inet_pton(AF_INET, "127.0.0.1", &sin->sin_addr);
 	ck_assert(netconnect_dest(&ss, sizeof(*sin), &d));
 	ck_assert_int_eq(d.port, 8080);
-	net_addr_format(&d.addr, buf, sizeof(buf));
+	netrule_addr_format(&d.addr, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "127.0.0.1");
 	ck_assert(!netconnect_dest(&ss, sizeof(*sin) - 1, &d));
 	sin->sin_port = 0;
@@ -582,7 +582,7 @@ START_TEST(connect_destinations)
 	inet_pton(AF_INET6, "::ffff:127.0.0.1", &sin6->sin6_addr);
 	ck_assert(netconnect_dest(&ss, sizeof(*sin6), &d));
 	ck_assert_int_eq(d.addr.family, AF_INET);
-	net_addr_format(&d.addr, buf, sizeof(buf));
+	netrule_addr_format(&d.addr, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "127.0.0.1");
 	inet_pton(AF_INET6, "::1", &sin6->sin6_addr);
 	ck_assert(netconnect_dest(&ss, sizeof(*sin6), &d));
@@ -748,8 +748,8 @@ START_TEST(dns_queries)
 
 	n = dns_query(m, "a.test", DNS_TYPE_A, 1);
 	ck_assert_int_eq(dnsmsg_query_read(m, n, &q), DNS_NOERROR);
-	net_addr_parse("192.0.2.1", &a[0]);
-	net_addr_parse("192.0.2.2", &a[1]);
+	netrule_addr_parse("192.0.2.1", &a[0]);
+	netrule_addr_parse("192.0.2.2", &a[1]);
 	len = dnsmsg_reply_build(m, q.end, DNS_NOERROR, a, 2, 60, out, sizeof(out));
 	ck_assert_uint_eq(len, n + 2 * 16);
 	ck_assert(out[0] == 0xab && out[1] == 0xcd && out[2] == 0x81 && out[3] == 0x80);
@@ -784,13 +784,13 @@ START_TEST(dns_asks_and_names)
 	memset(ask.reason, 'x', sizeof(ask.reason));
 	ck_assert(!netproxy_ask_valid(&ask));
 
-	ck_assert_int_eq(net_rule_parse("*.example.com:8080", "t", &named[0], err, sizeof(err)), 0);
-	ck_assert_int_eq(net_rule_parse("api.example.com", "t", &named[1], err, sizeof(err)), 0);
-	ck_assert_int_eq(net_rule_parse("10.0.0.0/8:*", "t", &named[2], err, sizeof(err)), 0);
-	ck_assert_ptr_eq(net_rules_match_name(named, 3, "api.example.com"), &named[1]);
-	ck_assert_ptr_eq(net_rules_match_name(named, 3, "b.example.com"), &named[0]);
-	ck_assert_ptr_null(net_rules_match_name(named, 3, "example.com"));
-	ck_assert_ptr_null(net_rules_match_name(named, 3, "10.0.0.1"));
+	ck_assert_int_eq(netrule_parse("*.example.com:8080", "t", &named[0], err, sizeof(err)), 0);
+	ck_assert_int_eq(netrule_parse("api.example.com", "t", &named[1], err, sizeof(err)), 0);
+	ck_assert_int_eq(netrule_parse("10.0.0.0/8:*", "t", &named[2], err, sizeof(err)), 0);
+	ck_assert_ptr_eq(netrule_match_name(named, 3, "api.example.com"), &named[1]);
+	ck_assert_ptr_eq(netrule_match_name(named, 3, "b.example.com"), &named[0]);
+	ck_assert_ptr_null(netrule_match_name(named, 3, "example.com"));
+	ck_assert_ptr_null(netrule_match_name(named, 3, "10.0.0.1"));
 	for (int i = 0; i < 3; i++) {
 		free(named[i].name);
 		free(named[i].text);
