@@ -205,7 +205,7 @@ static int run(const struct plan *plan, uint64_t started)
 	finish(&sb);
 	print_log(&sb);
 	explain_early_end(&sb);
-	status = supervise_exit_status(&sb);
+	status = supervisor_exit_status(&sb);
 	status_exited(&sb, status);
 	limits_release(&sb);
 	command_env_release(&sb);

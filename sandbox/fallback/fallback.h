@@ -15,7 +15,7 @@ struct plan;
 struct sandbox;
 
 /* Run the plan under the fallback: the run stage's work, filling sb->run
- * for supervise_exit_status.  Returns 0, or -1 with sb->err set when it
+ * for supervisor_exit_status.  Returns 0, or -1 with sb->err set when it
  * cannot (nothing ran unconfined); STAGE_NEW_ROLE in COMMAND's process. */
 int fallback_stage_run(struct sandbox *sb);
 /* --explain: the fallback plan (rights per path, per-run directories,

@@ -15,7 +15,7 @@ static int signal_status(int sig)
 	return 128 + sig;
 }
 
-int supervise_exit_status(struct sandbox *sb)
+int supervisor_exit_status(struct sandbox *sb)
 {
 	struct run_state *rs = &sb->run;
 	const struct plan *plan = sb->plan;

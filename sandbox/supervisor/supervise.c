@@ -405,7 +405,7 @@ static void reap_pid1(struct sandbox *sb, void *ctx)
 static void report_stuck_namespace(struct sandbox *sb, void *ctx)
 {
 	(void)ctx;
-	supervise_report_stuck(sb);
+	teardown_report_stuck(sb);
 }
 
 /* One line from init: "stop N" when COMMAND stopped (the pty relay

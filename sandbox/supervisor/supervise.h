@@ -10,6 +10,6 @@ struct sandbox;
 
 /* Print one line per process still in the sandbox's pid namespace and
  * SIGKILL pid 1; used when the teardown deadline has passed. */
-void supervise_report_stuck(struct sandbox *sb);
+void teardown_report_stuck(struct sandbox *sb);
 
 #endif

@@ -15,6 +15,6 @@ int stage_idmap(struct sandbox *sb);
 int stage_run(struct sandbox *sb);
 
 /* The exit status the supervisor returns once the run is over. */
-int supervise_exit_status(struct sandbox *sb);
+int supervisor_exit_status(struct sandbox *sb);
 
 #endif

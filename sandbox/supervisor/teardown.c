@@ -78,7 +78,7 @@ static int report_pidns_members(struct sandbox *sb, const struct stat *ns)
 	return count;
 }
 
-void supervise_report_stuck(struct sandbox *sb)
+void teardown_report_stuck(struct sandbox *sb)
 {
 	char path[64], msg[256];
 	struct stat ns;

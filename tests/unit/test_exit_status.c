@@ -46,7 +46,7 @@ START_TEST(test_command_status_is_returned)
 	for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
 		struct sandbox *sb = ended(&plan, MODE_HUTCH, CLD_EXITED, statuses[i]);
 
-		ck_assert_int_eq(supervise_exit_status(sb), statuses[i]);
+		ck_assert_int_eq(supervisor_exit_status(sb), statuses[i]);
 		free(sb);
 	}
 }
@@ -57,13 +57,13 @@ START_TEST(test_signal_is_128_plus_n)
 	struct plan plan;
 	struct sandbox *sb = ended(&plan, MODE_HUTCH, CLD_KILLED, SIGKILL);
 
-	ck_assert_int_eq(supervise_exit_status(sb), 137);
+	ck_assert_int_eq(supervisor_exit_status(sb), 137);
 	sb->run.code = CLD_DUMPED;
 	sb->run.status = SIGSEGV;
-	ck_assert_int_eq(supervise_exit_status(sb), 139);
+	ck_assert_int_eq(supervisor_exit_status(sb), 139);
 	sb->run.code = CLD_KILLED;
 	sb->run.status = SIGTERM;
-	ck_assert_int_eq(supervise_exit_status(sb), 143);
+	ck_assert_int_eq(supervisor_exit_status(sb), 143);
 	free(sb);
 }
 END_TEST
@@ -73,7 +73,7 @@ START_TEST(test_bwrap_signal_is_128_plus_n)
 	struct plan plan;
 	struct sandbox *sb = ended(&plan, MODE_BWRAP, CLD_KILLED, SIGINT);
 
-	ck_assert_int_eq(supervise_exit_status(sb), 130);
+	ck_assert_int_eq(supervisor_exit_status(sb), 130);
 	free(sb);
 }
 END_TEST
@@ -86,10 +86,10 @@ START_TEST(test_timeout_is_124_in_hutch_mode)
 	struct sandbox *sb = ended(&plan, MODE_HUTCH, CLD_KILLED, SIGKILL);
 
 	sb->run.timed_out = true;
-	ck_assert_int_eq(supervise_exit_status(sb), 124);
+	ck_assert_int_eq(supervisor_exit_status(sb), 124);
 	sb->run.code = CLD_EXITED;
 	sb->run.status = 3;
-	ck_assert_int_eq(supervise_exit_status(sb), 124);
+	ck_assert_int_eq(supervisor_exit_status(sb), 124);
 	free(sb);
 }
 END_TEST
@@ -101,7 +101,7 @@ START_TEST(test_timeout_in_bwrap_mode_is_the_command_status)
 	struct sandbox *sb = ended(&plan, MODE_BWRAP, CLD_KILLED, SIGTERM);
 
 	sb->run.timed_out = true;
-	ck_assert_int_eq(supervise_exit_status(sb), 143);
+	ck_assert_int_eq(supervisor_exit_status(sb), 143);
 	free(sb);
 }
 END_TEST
@@ -115,9 +115,9 @@ START_TEST(test_exec_failure_keeps_126_and_127)
 
 	sb->run.exec_seen = false;
 	log_failure(sb, "exec: /no/such: No such file or directory in the sandbox");
-	ck_assert_int_eq(supervise_exit_status(sb), 127);
+	ck_assert_int_eq(supervisor_exit_status(sb), 127);
 	sb->run.status = 126;
-	ck_assert_int_eq(supervise_exit_status(sb), 126);
+	ck_assert_int_eq(supervisor_exit_status(sb), 126);
 	free(sb);
 }
 END_TEST
@@ -131,9 +131,9 @@ START_TEST(test_setup_failure_is_the_mode_failure_status)
 
 	sb->run.exec_seen = false;
 	log_failure(sb, "mounts: bind source /no/such: No such file or directory");
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	plan.mode = MODE_BWRAP;
-	ck_assert_int_eq(supervise_exit_status(sb), 1);
+	ck_assert_int_eq(supervisor_exit_status(sb), 1);
 	free(sb);
 }
 END_TEST
@@ -146,7 +146,7 @@ START_TEST(test_setup_failure_outranks_timeout)
 
 	sb->run.timed_out = true;
 	log_failure(sb, "policy: seccomp: Invalid argument");
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	free(sb);
 }
 END_TEST
@@ -159,14 +159,14 @@ START_TEST(test_pid1_gone_before_exec)
 	struct sandbox *sb = ended(&plan, MODE_HUTCH, CLD_EXITED, 0);
 
 	sb->run.exec_seen = false;
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	sb->run.code = CLD_KILLED;
 	sb->run.status = SIGKILL;
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	plan.mode = MODE_BWRAP;
 	sb->run.code = CLD_EXITED;
 	sb->run.status = 0;
-	ck_assert_int_eq(supervise_exit_status(sb), 0);
+	ck_assert_int_eq(supervisor_exit_status(sb), 0);
 	free(sb);
 }
 END_TEST
@@ -179,14 +179,14 @@ START_TEST(test_stuck_teardown_is_125)
 	struct sandbox *sb = ended(&plan, MODE_HUTCH, CLD_EXITED, 0);
 
 	sb->run.stuck = true;
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	sb->run.timed_out = true;
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	log_failure(sb, "run: something");
 	sb->run.status = 7;
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	plan.mode = MODE_BWRAP;
-	ck_assert_int_eq(supervise_exit_status(sb), 125);
+	ck_assert_int_eq(supervisor_exit_status(sb), 125);
 	free(sb);
 }
 END_TEST
