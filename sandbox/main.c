@@ -50,7 +50,7 @@ static void init_sandbox(struct sandbox *sb, const struct plan *plan)
 
 static bool is_stage_name(const char *s, size_t len)
 {
-	for (int i = 0; i < n_stages; i++)
+	for (int i = 0; i < stages_count; i++)
 		if (strlen(stages[i].name) == len && strncmp(stages[i].name, s, len) == 0)
 			return true;
 	return false;

@@ -113,7 +113,7 @@ struct stage {
 
 /* The stage table, in order; see stages.c. */
 extern const struct stage stages[];
-extern const int n_stages;
+extern const int stages_count;
 
 /* Run WHO's stages from the table in order, starting after AFTER (or at
  * the first when AFTER is NULL), up to and including UNTIL (or to the

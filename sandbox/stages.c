@@ -35,11 +35,11 @@ const struct stage stages[] = {
 	{ "teardown", WHO_SUPERVISOR, stage_teardown },
 };
 
-const int n_stages = sizeof(stages) / sizeof(stages[0]);
+const int stages_count = sizeof(stages) / sizeof(stages[0]);
 
 static int stage_index(const char *name)
 {
-	for (int i = 0; name && i < n_stages; i++)
+	for (int i = 0; name && i < stages_count; i++)
 		if (strcmp(stages[i].name, name) == 0)
 			return i;
 	return -1;
@@ -50,7 +50,7 @@ static void go_on_as_new_role(struct sandbox *sb) __attribute__((noreturn));
 int stages_run(struct sandbox *sb, enum who who, const char *after, const char *until)
 {
 	int first = after ? stage_index(after) + 1 : 0;
-	int last = until ? stage_index(until) : n_stages - 1;
+	int last = until ? stage_index(until) : stages_count - 1;
 
 	for (int i = first; i <= last; i++) {
 		if (stages[i].who != who || !stages[i].run)

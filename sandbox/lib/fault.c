@@ -28,7 +28,7 @@ static bool fault_needs_killer(void)
 
 	if (!spec || !strstr(spec, ":kill-supervisor"))
 		return false;
-	for (int i = 0; i < n_stages; i++)
+	for (int i = 0; i < stages_count; i++)
 		if (stages[i].who != WHO_SUPERVISOR &&
 		    strncmp(spec, stages[i].name, strlen(stages[i].name)) == 0 &&
 		    spec[strlen(stages[i].name)] == ':')
