@@ -138,7 +138,7 @@ static bool write_id_maps(int pidfd, struct probe *p)
 
 	errno = ESRCH;
 	if (!doctor_probe_step(p, "the child's pid in /proc",
-			doctor_probe_pidfd_pids(pidfd, &pid, &own) && pid > 0))
+			       doctor_probe_pidfd_pids(pidfd, &pid, &own) && pid > 0))
 		return false;
 	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)getuid());
 	if (!doctor_probe_step(p, "write uid_map", write_proc(pid, "uid_map", map) == 0))

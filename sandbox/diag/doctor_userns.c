@@ -26,7 +26,7 @@ static void probe_userns(struct probe *p, int arg)
 	if (!doctor_probe_step(p, "pid 1 of the new pid namespace", getpid() == 1))
 		return;
 	p->ok = doctor_probe_step(p, "make / private",
-			   mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+				  mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
 }
 
 /* The first of the namespace count limits that is 0, or NULL. */

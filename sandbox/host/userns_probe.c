@@ -239,8 +239,8 @@ static bool bwrap_refusal(struct sandbox *sb, int errnum)
 	else if (errnum == ENOSPC)
 		id = BW_NEW_NAMESPACE_ENOSPC;
 	messages_bwrap_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
-			&(struct failure){ "clone", "new namespaces", "(clone3)", id, NULL, NULL },
-			errnum);
+			    &(struct failure){ "clone", "new namespaces", "(clone3)", id, NULL, NULL },
+			    errnum);
 	return true;
 }
 

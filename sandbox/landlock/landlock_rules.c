@@ -466,7 +466,7 @@ static int check_identity(struct fallback *fb)
 }
 
 void landlock_rules_init(struct fallback *fb, const struct plan *plan, struct fallback_facts *found,
-		   char *err, size_t errlen)
+			 char *err, size_t errlen)
 {
 	const char *home = plan_getenv(plan, "HOME");
 	char clean[PATH_MAX];

@@ -119,7 +119,7 @@ struct fallback {
 /* FB empty, for PLAN; failures are written to ERR.  FOUND gets what the
  * rules show (the host's /proc, no network). */
 void landlock_rules_init(struct fallback *fb, const struct plan *plan, struct fallback_facts *found,
-		   char *err, size_t errlen);
+			 char *err, size_t errlen);
 /* The plan's fs operations as rules, per-run areas and makes; -1 with
  * the refusal in fb->err when the plan cannot run under the fallback. */
 int landlock_translate(struct fallback *fb);

@@ -80,7 +80,7 @@ void supervise_drain_log(struct sandbox *sb);
 /* Add an fd to the supervisor's poll loop; -1 when the table is full
  * (poll_sources.c). */
 int loop_add_source(struct sandbox *sb, int fd, short events,
-			 void (*on_ready)(struct sandbox *sb, short revents));
+		    void (*on_ready)(struct sandbox *sb, short revents));
 void loop_remove_source(struct sandbox *sb, int fd);
 
 /* ---- the set-up log (setup_log.c) ---- */

@@ -6,7 +6,7 @@
 #include "sandbox.h"
 
 int loop_add_source(struct sandbox *sb, int fd, short events,
-			 void (*on_ready)(struct sandbox *sb, short revents))
+		    void (*on_ready)(struct sandbox *sb, short revents))
 {
 	if (sb->n_sources == MAX_POLL_SOURCES)
 		return -1;

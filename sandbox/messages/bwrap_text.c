@@ -140,7 +140,7 @@ static const char *placeholder(const char *p, const char *a, const char *b, size
 }
 
 void messages_bwrap_format(char *out, size_t len, enum bwrap_text id,
-		       const char *a, const char *b)
+			   const char *a, const char *b)
 {
 	const char *p = texts[id].text;
 	size_t off = 0;
@@ -166,7 +166,7 @@ static const char *mount_strerror(int errnum)
 }
 
 int messages_bwrap_fail(char *err, size_t errlen, enum mode mode,
-		    const struct failure *f, int errnum)
+			const struct failure *f, int errnum)
 {
 	char text[2048];
 	enum errno_part part = texts[f->id].errno_part;

@@ -53,11 +53,11 @@ struct failure {
 /* Write into ERR "STAGE: " and MODE's words for F, then, where the
  * words call for it, ": " and ERRNUM's text; returns -1. */
 int messages_bwrap_fail(char *err, size_t errlen, enum mode mode,
-		    const struct failure *f, int errnum);
+			const struct failure *f, int errnum);
 
 /* bwrap's text for ID with A and B, without the errno part (tests). */
 void messages_bwrap_format(char *out, size_t len, enum bwrap_text id,
-		       const char *a, const char *b);
+			   const char *a, const char *b);
 
 /* BUF gets PATH as bwrap writes it in overlay options: '\\', ',' and ':'
  * each behind a backslash. */

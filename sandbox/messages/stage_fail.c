@@ -23,13 +23,13 @@ int stage_fail_as(struct sandbox *sb, const char *what, const char *obj,
 		  enum bwrap_text id, const char *a)
 {
 	return messages_bwrap_fail(sb->err, sizeof(sb->err), sb->plan->mode,
-			       &(struct failure){ current(sb), what, obj, id, a, NULL }, errno);
+				   &(struct failure){ current(sb), what, obj, id, a, NULL }, errno);
 }
 
 int stage_fail_bwrap(struct sandbox *sb, enum bwrap_text id, const char *a)
 {
 	return messages_bwrap_fail(sb->err, sizeof(sb->err), MODE_BWRAP,
-			       &(struct failure){ current(sb), "", "", id, a, NULL }, errno);
+				   &(struct failure){ current(sb), "", "", id, a, NULL }, errno);
 }
 
 int stage_fail_msg(struct sandbox *sb, const char *fmt, ...)

@@ -27,7 +27,7 @@ int mount_op_error(struct mount_state *ms, const char *what, const char *obj,
 		    enum bwrap_text id, const char *a, const char *b)
 {
 	return messages_bwrap_fail(ms->err, ms->errlen, ms->plan->mode,
-			       &(struct failure){ "mounts", what, obj, id, a, b }, errno);
+				   &(struct failure){ "mounts", what, obj, id, a, b }, errno);
 }
 
 int mount_set_attrs(int fd, unsigned long long set, bool recursive)

@@ -25,7 +25,7 @@ int mount_root_open_parent(struct mount_state *ms, const char *dest, const char 
 /* The directory PATH with MODE, its parents first; *FAILED says which
  * step failed, in bwrap's terms. */
 int mount_root_make_dir(struct mount_state *ms, const char *path, mode_t mode,
-		  enum bwrap_text *failed);
+			enum bwrap_text *failed);
 /* DEST as a mount point (a directory with DIR, else a file), made if
  * missing, or -1 with the failure in ms->err. */
 int mount_root_open_mount_point(struct mount_state *ms, const char *dest, bool dir);
@@ -33,11 +33,11 @@ int mount_root_open_mount_point(struct mount_state *ms, const char *dest, bool d
 int mount_root_reopen(struct mount_state *ms);
 /* Mount the tree TREE on DEST (made as mount_root_open_mount_point makes it). */
 int mount_root_attach(struct mount_state *ms, int tree, const char *dest, bool dir,
-		const struct mount_text *mt);
+		      const struct mount_text *mt);
 /* A new file system TREE (or its failure, in WHAT's words) on the mount
  * point AT, which this closes, as TREE. */
 int mount_root_attach_new(struct mount_state *ms, int at, int tree, const char *dest,
-		    const char *what, const struct mount_text *mt);
+			  const char *what, const struct mount_text *mt);
 /* A symlink DEST to TARGET, its parents first. */
 int mount_root_make_symlink(struct mount_state *ms, const char *target, const char *dest);
 /* A mount of the file NAME of the detached tmpfs TMP, or -1. */

@@ -365,7 +365,7 @@ static int reopen(struct walk *w, const char *path, int fd, bool is_dir)
 {
 	struct stat a, b;
 	int obj = mount_root_resolve(w->ms, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-			       (is_dir ? O_DIRECTORY : 0));
+				     (is_dir ? O_DIRECTORY : 0));
 
 	if (obj >= 0 && (fstat(fd, &a) < 0 || fstat(obj, &b) < 0 || a.st_dev != b.st_dev ||
 			 a.st_ino != b.st_ino)) {

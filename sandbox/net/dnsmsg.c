@@ -88,8 +88,8 @@ int dnsmsg_query_read(const unsigned char *query, size_t len, struct dns_questio
 }
 
 size_t dnsmsg_reply_build(const unsigned char *query, size_t qend, int rcode,
-		       const struct net_addr *addrs, int n, uint32_t ttl,
-		       unsigned char *out, size_t cap)
+			  const struct net_addr *addrs, int n, uint32_t ttl,
+			  unsigned char *out, size_t cap)
 {
 	size_t off = qend > 0 ? qend : DNS_HEADER;
 

@@ -43,7 +43,7 @@ int dnsmsg_query_read(const unsigned char *query, size_t len, struct dns_questio
  * with TTL seconds, in OUT (CAP bytes): its length, or 0 when it does
  * not fit. */
 size_t dnsmsg_reply_build(const unsigned char *query, size_t qend, int rcode,
-		       const struct net_addr *addrs, int n, uint32_t ttl,
-		       unsigned char *out, size_t cap);
+			  const struct net_addr *addrs, int n, uint32_t ttl,
+			  unsigned char *out, size_t cap);
 
 #endif

@@ -120,7 +120,7 @@ const struct net_rule *netconnect_rule(const struct sandbox *sb, const struct ne
 	rule = netrule_match(plan->net_rules, plan->n_net_rules, host, dest->port);
 	if (!rule && localhost_addr(&dest->addr)) {
 		byname = netrule_match(plan->net_rules, plan->n_net_rules, "localhost",
-					 dest->port);
+				       dest->port);
 		if (byname && netrule_is_localhost(byname))
 			rule = byname;
 	}

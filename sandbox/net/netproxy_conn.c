@@ -78,7 +78,7 @@ void netproxy_update_watch(struct proxy_worker *w, struct conn *c)
  * sent, if the supervisor would not take it (it ignores an ask that
  * fails its checks). */
 bool netproxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
-		const char *reason)
+		   const char *reason)
 {
 	struct proxy_ask a = {
 		.kind = kind, .id = (uint32_t)conn_index(w, c),
@@ -145,7 +145,7 @@ static const char *status_text(int status)
  * it closes or LINGER_SECONDS pass, so that it reads the answer rather
  * than a reset. */
 void netproxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
-		  const char *reason)
+		     const char *reason)
 {
 	char msg[512], body[320];
 	int n;
@@ -176,7 +176,7 @@ void netproxy_answer(struct proxy_worker *w, struct conn *c, int status, int soc
 /* Refused by the worker itself (a bad or late head): the supervisor
  * counts and reports it. */
 void netproxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,
-		  const char *reason)
+		     const char *reason)
 {
 	netproxy_tell(w, c, ASK_REFUSED, reason);
 	netproxy_answer(w, c, status, socks_code, reason);

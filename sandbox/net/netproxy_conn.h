@@ -163,12 +163,12 @@ void netproxy_watch_fixed(struct proxy_worker *w, int fd, uint64_t tag);
 void netproxy_update_watch(struct proxy_worker *w, struct conn *c);
 void netproxy_conn_close(struct proxy_worker *w, struct conn *c);
 bool netproxy_tell(struct proxy_worker *w, const struct conn *c, enum proxy_ask_kind kind,
-		const char *reason);
+		   const char *reason);
 void netproxy_tell_no_room(struct proxy_worker *w, const char *reason);
 void netproxy_refuse(struct proxy_worker *w, struct conn *c, int status, int socks_code,
-		  const char *reason);
+		     const char *reason);
 void netproxy_answer(struct proxy_worker *w, struct conn *c, int status, int socks_code,
-		  const char *reason);
+		     const char *reason);
 
 /* netproxy_dns.c: the sandbox's resolver, its questions asked of the
  * supervisor and answered. */

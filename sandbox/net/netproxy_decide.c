@@ -225,7 +225,7 @@ static void check_and_connect(struct sandbox *sb, int id, const struct net_addr 
 	d->n_addrs = d->next_addr = 0;
 	for (int i = 0; i < n; i++) {
 		const char *refusal = netrule_addr_refusal(d->rule, &candidates[i], via_dns, own,
-						       n_own);
+							   n_own);
 
 		if (!refusal) {
 			d->addrs[d->n_addrs++] = candidates[i];

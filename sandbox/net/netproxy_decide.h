@@ -127,12 +127,12 @@ struct proxy_record {
 	double seconds;
 };
 void netproxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
-		  const char *reason);
+		     const char *reason);
 void netproxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
-			 const char *reason);
+			    const char *reason);
 /* netproxy_report, and with COUNT the refusal counted. */
 void netproxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
-		       const char *reason, bool count);
+			  const char *reason, bool count);
 void netproxy_write_dropped_line(struct sandbox *sb);
 void netproxy_print_summary(struct sandbox *sb);
 

@@ -28,7 +28,7 @@ static void reply(struct proxy_worker *w, const unsigned char *query, size_t qen
 {
 	unsigned char out[DNS_REPLY_MAX];
 	size_t len = dnsmsg_reply_build(query, qend, rcode, addrs, n, NET_DNS_TTL, out,
-				     sizeof(out));
+					sizeof(out));
 
 	if (len > 0)
 		(void)sendto(w->dns, out, len, MSG_DONTWAIT | MSG_NOSIGNAL,

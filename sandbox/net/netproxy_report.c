@@ -102,7 +102,7 @@ static bool end_net_line(struct sandbox *sb, FILE *f, struct json_writer *w, cha
 
 /* One line: VERDICT "allowed", "refused" or "failed"; REASON or NULL. */
 void netproxy_report(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
-		  const char *reason)
+		     const char *reason)
 {
 	struct json_writer w;
 	char *line = NULL;
@@ -118,7 +118,7 @@ void netproxy_report(struct sandbox *sb, const struct proxy_record *r, const cha
 }
 
 void netproxy_count_refusal(struct netproxy_state *st, const struct proxy_record *r,
-			 const char *reason)
+			    const char *reason)
 {
 	if (st->refused++ > 0)
 		return;
@@ -130,7 +130,7 @@ void netproxy_count_refusal(struct netproxy_state *st, const struct proxy_record
 }
 
 void netproxy_report_line(struct sandbox *sb, const struct proxy_record *r, const char *verdict,
-		       const char *reason, bool count)
+			  const char *reason, bool count)
 {
 	if (count)
 		netproxy_count_refusal(sb->net, r, reason);

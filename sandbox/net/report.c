@@ -597,7 +597,7 @@ void report_started(struct sandbox *sb)
 	close(sb->report_sock[1]);
 	sb->report_sock[1] = -1;
 	if (loop_add_source(sb, sb->report_sock[0], POLLIN,
-				 on_socket) < 0) {
+			    on_socket) < 0) {
 		report_warn(sb, "socket", "too many poll sources");
 		stop_socket(sb);
 	}

@@ -266,7 +266,7 @@ static int parse_host(char *host, bool bracketed, struct net_rule *rule, char *e
 }
 
 int netrule_parse(const char *text, const char *origin, struct net_rule *rule,
-		   char *err, size_t errlen)
+		  char *err, size_t errlen)
 {
 	char *copy = xstrdup(text);
 	char *host, *port;
@@ -346,7 +346,7 @@ static bool rule_matches(const struct net_rule *rule, const char *host,
 }
 
 const struct net_rule *netrule_match(const struct net_rule *rules, size_t n,
-				       const char *host, int port)
+				     const char *host, int port)
 {
 	struct net_addr literal;
 	bool is_literal = netrule_addr_parse(host, &literal) == 0;
@@ -360,7 +360,7 @@ const struct net_rule *netrule_match(const struct net_rule *rules, size_t n,
 }
 
 const struct net_rule *netrule_match_name(const struct net_rule *rules, size_t n,
-					    const char *host)
+					  const char *host)
 {
 	const struct net_rule *best = NULL;
 
@@ -394,7 +394,7 @@ static bool names_exactly(const struct net_rule *rule, const struct net_addr *ad
 }
 
 const char *netrule_addr_refusal(const struct net_rule *rule, const struct net_addr *addr,
-			     bool via_dns, const struct net_addr *own, size_t n_own)
+				 bool via_dns, const struct net_addr *own, size_t n_own)
 {
 	const char *special = netrule_addr_special(addr);
 	bool mine = is_own(addr, own, n_own);

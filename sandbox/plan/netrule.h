@@ -45,7 +45,7 @@ struct net_rule {
 /* Parse TEXT ("HOST[:PORT]") into RULE.  0, or -1 with a reason in ERR
  * (which does not repeat TEXT). */
 int netrule_parse(const char *text, const char *origin, struct net_rule *rule,
-		   char *err, size_t errlen);
+		  char *err, size_t errlen);
 void netrule_free_all(struct net_rule *rules, size_t n);
 
 /* Parse a literal address (IPv6 without brackets); 0 or -1.  An
@@ -68,19 +68,19 @@ bool netrule_name_valid(const char *host);
  * literal address) and PORT, or NULL.  A name is matched by name and
  * wildcard rules, a literal address by address rules only. */
 const struct net_rule *netrule_match(const struct net_rule *rules, size_t n,
-				       const char *host, int port);
+				     const char *host, int port);
 
 /* The first rule by name or wildcard allowing HOST (a name, lowercase)
  * on some port, or NULL: what the sandbox's resolver may answer. */
 const struct net_rule *netrule_match_name(const struct net_rule *rules, size_t n,
-					    const char *host);
+					  const char *host);
 
 /* May a connection that RULE allowed go to ADDR?  VIA_DNS: ADDR came
  * from resolving a name.  OWN lists this host's own addresses.  NULL if
  * it may, else why not (for the refusal's message, after the address
  * and its class). */
 const char *netrule_addr_refusal(const struct net_rule *rule, const struct net_addr *addr,
-			     bool via_dns, const struct net_addr *own, size_t n_own);
+				 bool via_dns, const struct net_addr *own, size_t n_own);
 
 /* Is RULE the name "localhost" itself, which reaches the loopback
  * addresses without asking DNS? */

@@ -457,7 +457,7 @@ static int bwrap_caps_fail(char *err, size_t errlen, enum bwrap_text id, cap_val
 
 	snprintf(num, sizeof(num), "%d", (int)cap);
 	return messages_bwrap_fail(err, errlen, MODE_BWRAP,
-			       &(struct failure){ "policy", "", "", id, num, NULL }, errno);
+				   &(struct failure){ "policy", "", "", id, num, NULL }, errno);
 }
 
 /* bwrap's prctl loop over every capability the kernel knows: what it

@@ -92,7 +92,7 @@ static void rule(const uint8_t *data, size_t size)
 	if (netrule_parse(text, "fuzz", &r, err, sizeof(err)) < 0)
 		return;
 	m = netrule_match(&r, 1, r.name && r.kind == NET_HOST_NAME ? r.name : "example.com",
-			    r.port ? r.port : 443);
+			  r.port ? r.port : 443);
 	if (m && m != &r)
 		abort();
 	free(r.name);
