@@ -60,7 +60,7 @@ PKGS = libseccomp libcap
 # Everything the build and every test need (the tests use python3 for
 # servers and probes, strace and jq for checks that skip without them).
 DEB_PACKAGES = gcc make pkg-config libc6-dev libseccomp-dev libcap-dev check bubblewrap util-linux \
-	python3 strace jq procps curl iproute2
+	python3 strace jq procps curl iproute2 git
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcap)
 ALL_CFLAGS = $(WARN) $(HARDEN_CFLAGS) $(CFLAGS) $(PKG_CFLAGS) -iquote sandbox -DHUTCH_DATADIR='"$(DATADIR)"' \
