@@ -99,16 +99,26 @@ static void send_record(int out, int step, int err)
 		_exit(1);
 }
 
+/* An fd that was never expected (the arguments ask for none), closed;
+ * 0 then, or -1 with errno. */
+static int close_unexpected(int fd)
+{
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /* Each call the mounts stage makes after its first, with arguments the
  * kernel refuses (a bad pointer, fd or flag) once a filter has let it
- * through: its errno then is never one a refusal gives. */
+ * through: its errno then is never one a refusal gives.  0 or -1. */
 static int call_harmlessly(int step)
 {
 	switch (step) {
-	case STEP_FSOPEN: return fsopen(NULL, FSOPEN_CLOEXEC);
+	case STEP_FSOPEN: return close_unexpected(fsopen(NULL, FSOPEN_CLOEXEC));
 	case STEP_FSCONFIG: return fsconfig(-1, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
-	case STEP_FSMOUNT: return fsmount(-1, FSMOUNT_CLOEXEC, 0);
-	case STEP_OPEN_TREE: return open_tree(AT_FDCWD, NULL, OPEN_TREE_CLOEXEC);
+	case STEP_FSMOUNT: return close_unexpected(fsmount(-1, FSMOUNT_CLOEXEC, 0));
+	case STEP_OPEN_TREE: return close_unexpected(open_tree(AT_FDCWD, NULL, OPEN_TREE_CLOEXEC));
 	case STEP_MOVE_MOUNT: return move_mount(-1, NULL, -1, NULL, 0);
 	case STEP_PIVOT_ROOT: return (int)syscall(SYS_pivot_root, NULL, NULL);
 	case STEP_UMOUNT2: return umount2(NULL, 0);
@@ -202,16 +212,11 @@ static void probe_mounts(struct nested_finding *out)
 
 int nested_calls_refused(const char **call)
 {
-	for (int n = STEP_FSOPEN; n < STEP_DONE; n++) {
-		int r = call_harmlessly(n);
-
-		if (r >= 0)
-			close(r);	/* never expected: nothing was asked to open */
-		else if (refusal_errno(errno)) {
+	for (int n = STEP_FSOPEN; n < STEP_DONE; n++)
+		if (call_harmlessly(n) < 0 && refusal_errno(errno)) {
 			*call = step_calls[n];
 			return errno;
 		}
-	}
 	return 0;
 }
 
