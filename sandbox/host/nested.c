@@ -212,6 +212,10 @@ static void probe_mounts(struct nested_finding *out)
 
 int nested_calls_refused(const char **call)
 {
+	/* No filter (0): nothing can refuse them that the first mount did
+	 * not; seven calls fewer on the launch path. */
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0)
+		return 0;
 	for (int n = STEP_FSOPEN; n < STEP_DONE; n++)
 		if (call_harmlessly(n) < 0 && refusal_errno(errno)) {
 			*call = step_calls[n];

@@ -116,7 +116,27 @@ static ssize_t read_log(int fd, char *buf, size_t len, pid_t *writer)
 	return n;
 }
 
-static void take_first_mount(struct run_state *rs);
+#define FIRST_MOUNT "first-mount "
+
+/* The word taken out of the log, whenever it comes (a failure of the
+ * supervisor's own may have the log drained before it waited): the log
+ * then holds only failure messages. */
+static void take_first_mount(struct run_state *rs)
+{
+	char *at, *end;
+
+	rs->log[rs->log_len] = '\0';
+	for (at = rs->log; at && strncmp(at, FIRST_MOUNT, sizeof(FIRST_MOUNT) - 1) != 0;
+	     at = strchr(at, '\n'), at = at ? at + 1 : NULL)
+		;
+	if (!at || !(end = strchr(at, '\n')))
+		return;
+	rs->first_mount_err = (int)strtol(at + sizeof(FIRST_MOUNT) - 1, NULL, 10);
+	rs->first_mount_told = rs->first_mount_err >= 0;
+	end++;
+	memmove(at, end, rs->log_len - (size_t)(end - rs->log) + 1);
+	rs->log_len -= (size_t)(end - at);
+}
 
 bool setup_log_read(struct sandbox *sb)
 {
@@ -153,8 +173,6 @@ bool setup_log_read(struct sandbox *sb)
 
 /* ---- the first mount's word (hutch mode) ---- */
 
-#define FIRST_MOUNT "first-mount "
-
 /* bwrap mode keeps bwrap's order: its first mount comes with the tree. */
 bool setup_log_tells_first_mount(const struct sandbox *sb)
 {
@@ -169,26 +187,6 @@ int setup_log_first_mount(struct sandbox *sb, int err)
 	if (sb->log_pipe[1] < 0 || write(sb->log_pipe[1], line, (size_t)len) != len)
 		return -1;
 	return 0;
-}
-
-/* The word taken out of the log, whenever it comes (a failure of the
- * supervisor's own may have the log drained before it waited): the log
- * then holds only failure messages. */
-static void take_first_mount(struct run_state *rs)
-{
-	char *at, *end;
-
-	rs->log[rs->log_len] = '\0';
-	for (at = rs->log; at && strncmp(at, FIRST_MOUNT, sizeof(FIRST_MOUNT) - 1) != 0;
-	     at = strchr(at, '\n'), at = at ? at + 1 : NULL)
-		;
-	if (!at || !(end = strchr(at, '\n')))
-		return;
-	rs->first_mount_err = (int)strtol(at + sizeof(FIRST_MOUNT) - 1, NULL, 10);
-	rs->first_mount_told = rs->first_mount_err >= 0;
-	end++;
-	memmove(at, end, rs->log_len - (size_t)(end - rs->log) + 1);
-	rs->log_len -= (size_t)(end - at);
 }
 
 /* pid 1 may write the word and exit at once (its mount refused): what it

@@ -319,8 +319,9 @@ static bool first_mount_refused(struct sandbox *sb)
 {
 	int err = setup_log_wait_first_mount(sb);
 
-	if (err == 0 || (!nested_mount_refused_here(sb, err) &&
-			 (err < 0 || !userns_mount_refused_here(sb, err))))
+	if (err == 0)
+		return false;
+	if (!nested_mount_refused_here(sb, err) && !(err > 0 && userns_mount_refused_here(sb, err)))
 		return false;
 	end_pid1(sb);
 	/* Its failure line is superseded: the cause goes in its place. */
@@ -337,26 +338,27 @@ int stage_idmap(struct sandbox *sb)
 	unsigned inside_uid = sb->nested_userns ? 0 : plan->uid;
 	unsigned inside_gid = sb->nested_userns ? 0 : plan->gid;
 
+	int r = 0;
+
 	/* With --userns-block-fd the caller writes the maps. */
 	if ((sb->clone_flags & CLONE_NEWUSER) && plan->userns_block_fd < 0) {
-		int r = write_id_maps(sb, inside_uid, inside_gid);
-
+		r = write_id_maps(sb, inside_uid, inside_gid);
 		/* clone made the namespace, but the maps fail (Ubuntu's
 		 * AppArmor restriction for a root caller).  Never unconfined:
 		 * the fallback (fallback_stage_run ends this child), or a clean
 		 * failure. */
 		if (r < 0 && errno == EPERM && userns_refused_here(sb, EPERM))
 			return fall_back_or_fail(sb);
-		/* pid 1 killed at its first mount (a filter's SIGSYS) takes
-		 * its /proc files with it: that cause comes first. */
-		if (r < 0 && setup_log_tells_first_mount(sb) && first_mount_refused(sb))
-			return fall_back_or_fail(sb);
-		if (r < 0)
-			return -1;
 	}
-	timing_mark(&sb->timing, TM_MAPS);
+	if (r == 0)
+		timing_mark(&sb->timing, TM_MAPS);
+	/* Also where the maps failed: pid 1 killed at its first mount (a
+	 * filter's SIGSYS) takes its /proc files with it, and that cause
+	 * comes first. */
 	if (setup_log_tells_first_mount(sb) && first_mount_refused(sb))
 		return fall_back_or_fail(sb);
+	if (r < 0)
+		return -1;
 	/* A sandbox without its own pid namespace sees the supervisor: it
 	 * must not reach hutch's binary through /proc/PID/exe or ptrace.
 	 * Not before the maps are written (through /proc/PID of a child
