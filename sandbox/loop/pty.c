@@ -314,6 +314,7 @@ static void set_nonblocking(struct pty_state *st);
 static int make_raw(struct sandbox *sb, struct pty_state *st);
 static void on_master(struct sandbox *sb, short revents);
 static void on_stdout(struct sandbox *sb, short revents);
+static void drain(struct sandbox *sb, struct pty_state *st);
 
 static void watch(struct sandbox *sb, int fd, short events,
 		  void (*on_ready)(struct sandbox *sb, short revents))
@@ -437,6 +438,9 @@ void pty_on_command_stop(struct sandbox *sb)
 
 	if (!st || st->master < 0)
 		return;
+	/* What COMMAND wrote before it stopped reaches the caller before
+	 * hutch stops: the stop can be read before the master's output. */
+	drain(sb, st);
 	restore_caller(st);
 	kill(getpid(), SIGSTOP);
 	set_nonblocking(st);
