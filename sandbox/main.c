@@ -13,11 +13,8 @@
 #include "child/child.h"
 #include "diag/diag.h"
 #include "lib/lib.h"
-#include "limits/limits.h"
+#include "feature/feature.h"
 #include "messages/messages.h"
-#include "net/net.h"
-#include "seccomp/seccomp.h"
-#include "mount/mount.h"
 #include "loop/loop.h"
 #include "plan/plan.h"
 #include "supervisor/supervisor.h"
@@ -46,14 +43,7 @@ static void init_sandbox(struct sandbox *sb, const struct plan *plan)
 	sb->userns_limit_fd = -1;
 	sb->report_sock[0] = sb->report_sock[1] = -1;
 	sb->run.timerfd = -1;
-}
-
-static bool is_stage_name(const char *s, size_t len)
-{
-	for (int i = 0; i < stages_count; i++)
-		if (strlen(stages[i].name) == len && strncmp(stages[i].name, s, len) == 0)
-			return true;
-	return false;
+	sb->features = &features;
 }
 
 /* A message "STAGE: rest"; bwrap's messages carry no stage. */
@@ -61,7 +51,7 @@ static void print_message(const struct plan *plan, const char *msg)
 {
 	const char *colon = strstr(msg, ": ");
 
-	if (plan->mode == MODE_BWRAP && colon && is_stage_name(msg, (size_t)(colon - msg)))
+	if (plan->mode == MODE_BWRAP && colon && stages_is_name(msg, (size_t)(colon - msg)))
 		msg = colon + 2;
 	log_line(plan->prog, msg);
 }
@@ -119,19 +109,6 @@ static void timeout_message(const struct sandbox *sb)
 	log_warning(sb->plan->prog, msg);
 }
 
-/* Every way out: the terminal restored, the cgroup gone. */
-static void finish(struct sandbox *sb)
-{
-	pty_finish(sb);
-	limits_finish(sb);
-	netproxy_finish(sb);	/* its last lines go to the report */
-	report_finish(sb);
-	protect_finish(sb);
-	protocol_release(sb);
-	policy_ready_free(sb->policy);
-	sb->policy = NULL;
-}
-
 static int parse_failure(struct plan *plan, const char *err)
 {
 	if (plan->mode == MODE_BWRAP && strcmp(err, "No command specified") == 0) {
@@ -176,42 +153,36 @@ static void report_timing(struct sandbox *sb)
 static int run(const struct plan *plan, uint64_t started)
 {
 	struct sandbox sb;
-	int status;
 
 	init_sandbox(&sb, plan);
 	if (plan->timing || plan->timing_file) {
 		timing_start(&sb.timing, started);
 		timing_mark(&sb.timing, TM_PARSED);
 	}
-	/* parse ran before the sandbox existed; its fault point is here. */
-	if (fault_point(&sb, &stages[0]) < 0 ||
-	    stages_run(&sb, WHO_SUPERVISOR, "parse", NULL) < 0) {
+	if (stages_run(&sb, WHO_SUPERVISOR) < 0) {
 		kill_sandbox(&sb);
 		/* A set-up process that failed first has said why; the
 		 * supervisor's own failure (its /proc files gone) follows
 		 * from it and would say less. */
 		supervise_drain_log(&sb);
-		finish(&sb);
+		feature_notify(&sb, FEATURE_FINISH);
 		if (sb.run.log_len > 0)
 			print_log(&sb);
 		else
 			print_message(plan, sb.err);
-		status_exited(&sb, plan_failure_status(plan));
-		limits_release(&sb);
-		command_env_release(&sb);
+		sb.exit_status = plan_failure_status(plan);
+		feature_notify(&sb, FEATURE_RELEASE);
 		report_timing(&sb);
-		return plan_failure_status(plan);
+		return sb.exit_status;
 	}
-	finish(&sb);
+	feature_notify(&sb, FEATURE_FINISH);
 	print_log(&sb);
 	explain_early_end(&sb);
-	status = supervisor_exit_status(&sb);
-	status_exited(&sb, status);
-	limits_release(&sb);
-	command_env_release(&sb);
+	sb.exit_status = supervisor_exit_status(&sb);
+	feature_notify(&sb, FEATURE_RELEASE);
 	timeout_message(&sb);
 	report_timing(&sb);
-	return status;
+	return sb.exit_status;
 }
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "mount/mount.h"
@@ -16,6 +17,8 @@
 #include "lib/lib.h"
 
 struct policy_ready;
+struct fallback_run;
+struct feature_table;
 struct sandbox;
 
 /* An fd that a module (pty relay, seccomp reports) adds to the
@@ -85,6 +88,10 @@ struct sandbox {
 	struct fallback_facts found;	/* what the fallback found, for its notices */
 	struct fallback_child *fallback_child;	/* what its COMMAND applies */
 	enum who role;		/* the role this process has in the table */
+	const struct stage_table *table;	/* the table walked: NULL, the namespace one */
+	struct fallback_run *fallback_run;	/* the fallback's runner, or NULL */
+	const struct feature_table *features;	/* the feature table (features.c) */
+	int exit_status;	/* hutch's, once known: the status feature writes it */
 	struct extra_filter *filters;	/* --seccomp, --add-seccomp-fd */
 	int n_filters;
 	int userns_limit_fd;	/* --disable-userns: user.max_user_namespaces */
@@ -100,8 +107,12 @@ struct sandbox {
  * "STAGE: OBJECT: reason", or STAGE_NEW_ROLE: this process is a new one
  * (a child made by clone or fork, or pid 1 going on as COMMAND) that
  * takes the role sb->role, and the walker goes on with that role's
- * stages in it; that process never returns from the walk. */
+ * stages in it; that process never returns from the walk.  Or
+ * STAGE_FALLBACK (clone and idmap only): user namespaces are refused and
+ * the plan has the Landlock fallback; the walker goes on with the
+ * fallback's table, from its first row. */
 #define STAGE_NEW_ROLE 1
+#define STAGE_FALLBACK 2
 
 typedef int (*stage_fn)(struct sandbox *sb);
 
@@ -111,14 +122,28 @@ struct stage {
 	stage_fn run;
 };
 
-/* The stage table, in order; see stages.c. */
-extern const struct stage stages[];
-extern const int stages_count;
+/* A table of stages, in the order they run. */
+struct stage_table {
+	const struct stage *rows;
+	int count;
+};
 
-/* Run WHO's stages from the table in order, starting after AFTER (or at
- * the first when AFTER is NULL), up to and including UNTIL (or to the
- * end when NULL).  Returns 0 or -1; a stage that returns STAGE_NEW_ROLE
- * goes on in its new process, which ends there. */
-int stages_run(struct sandbox *sb, enum who who, const char *after, const char *until);
+/* The two paths' tables (stages.c): with namespaces, and the Landlock
+ * fallback's, which the namespace table hands over to. */
+extern const struct stage_table stages_namespace;
+extern const struct stage_table stages_fallback;
+
+/* Run WHO's stages of sb->table (the namespace table when NULL) in
+ * order.  Returns 0 or -1; a stage that returns STAGE_NEW_ROLE goes on
+ * in its new process, which ends there; one that returns STAGE_FALLBACK
+ * hands the walk to the fallback's table. */
+int stages_run(struct sandbox *sb, enum who who);
+
+/* Is NAME (LEN bytes) the name of a stage of either table? */
+bool stages_is_name(const char *name, size_t len);
+
+/* The feature table (features.c), which main hands to the stages in
+ * sb->features. */
+extern const struct feature_table features;
 
 #endif

@@ -133,19 +133,34 @@ static int bring_up_loopback(struct sandbox *sb)
 	return r < 0 ? stage_fail_as(sb, "bring up", "loopback", failed, NULL) : 0;
 }
 
-int stage_mounts(struct sandbox *sb)
+/* The new network namespace's loopback, and the --allow-net proxy's
+ * listener on it. */
+int stage_network(struct sandbox *sb)
 {
-	const struct plan *plan = sb->plan;
-
-	if (sb->fallback)
-		return 0;	/* no mount namespace: Landlock's rules, at policy */
-	if ((plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
+	if ((sb->plan->clone_flags & CLONE_NEWNET) && bring_up_loopback(sb) < 0)
 		return -1;
 	if (netproxy_child_listen(sb) < 0)
 		return -1;
-	if (plan->hostname && sethostname(plan->hostname, strlen(plan->hostname)) < 0)
-		return stage_fail_as(sb, "set hostname", plan->hostname, BW_HOSTNAME,
-			       plan->hostname);
+	timing_mark(&sb->timing, TM_NETWORK);
+	return 0;
+}
+
+int stage_hostname(struct sandbox *sb)
+{
+	const char *name = sb->plan->hostname;
+
+	if (name && sethostname(name, strlen(name)) < 0)
+		return stage_fail_as(sb, "set hostname", name, BW_HOSTNAME, name);
+	timing_mark(&sb->timing, TM_HOSTNAME);
+	return 0;
+}
+
+/* What seal needs from the host's /proc, which the new root may not
+ * have: /proc/self for the nested user namespace's maps, and
+ * user.max_user_namespaces for --disable-userns; and the mounts' file
+ * label. */
+int stage_handles(struct sandbox *sb)
+{
 	if (sb->nested_userns) {
 		sb->self_proc = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (sb->self_proc < 0)
@@ -153,6 +168,13 @@ int stage_mounts(struct sandbox *sb)
 	}
 	if (protocol_open_userns_limit(sb) < 0 || protocol_set_file_label(sb) < 0)
 		return -1;
+	return 0;
+}
+
+int stage_mounts(struct sandbox *sb)
+{
+	const struct plan *plan = sb->plan;
+
 	mounts_init(&sb->ms, plan, sb->err, sizeof(sb->err));
 	sb->ms.protect_sock = protect_take_socket(sb);
 	sb->ms.timing = &sb->timing;
@@ -238,8 +260,6 @@ int stage_seal(struct sandbox *sb)
 {
 	pid_t pid;
 
-	if (sb->fallback)
-		return become(sb, WHO_COMMAND);	/* no init: COMMAND is this process */
 	if (protocol_take_locks(sb) < 0 || protocol_disable_userns(sb) < 0)
 		return -1;
 	if (sb->nested_userns && enter_nested_userns(sb) < 0)
@@ -356,10 +376,6 @@ int stage_policy(struct sandbox *sb)
 	 * COMMAND never holds a handle on that tree, whose mounts are not
 	 * locked. */
 	close_fd(&sb->old_mntns);
-	/* The fallback's file system and network confinement comes first,
-	 * where the namespace path has its mounts already. */
-	if (sb->fallback && landlock_confine(sb) < 0)
-		return -1;
 	if (switch_joined_ids(sb) < 0 || pty_child(sb) < 0)
 		return -1;
 	if (plan->new_session && !sb->pty && setsid() < 0)

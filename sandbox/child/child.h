@@ -1,5 +1,6 @@
 /* child/: pid 1 of the sandbox and COMMAND's process before execve: the
- * child stages (deathsig, mounts, seal, policy, exec), the sealed init
+ * child stages (deathsig, network, hostname, handles, mounts, seal,
+ * policy, exec), the sealed init
  * image (seal.c), COMMAND's environment (command_env.c).
  *
  * The folder's public header: files outside child/ include this one only. */
@@ -12,6 +13,9 @@ struct sandbox;
 
 /* pid 1's and COMMAND's stages (stages.c's table). */
 int stage_deathsig(struct sandbox *sb);
+int stage_network(struct sandbox *sb);
+int stage_hostname(struct sandbox *sb);
+int stage_handles(struct sandbox *sb);
 int stage_mounts(struct sandbox *sb);
 int stage_seal(struct sandbox *sb);
 int stage_policy(struct sandbox *sb);

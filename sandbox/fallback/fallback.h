@@ -14,10 +14,21 @@
 struct plan;
 struct sandbox;
 
-/* Run the plan under the fallback: the run stage's work, filling sb->run
- * for supervisor_exit_status.  Returns 0, or -1 with sb->err set when it
- * cannot (nothing ran unconfined); STAGE_NEW_ROLE in COMMAND's process. */
+/* The fallback's stages (stages.c's fallback table), where user
+ * namespaces are refused: fallback (Landlock checked, the rules, the
+ * per-run directories, the subreaper, the notice), fork (COMMAND's
+ * process; STAGE_NEW_ROLE in it), confine (COMMAND's process: Landlock),
+ * run (the supervision loop, filling sb->run for
+ * supervisor_exit_status).  Each returns 0, or -1 with sb->err set
+ * (nothing ran unconfined). */
+int fallback_stage_enter(struct sandbox *sb);
+int fallback_stage_fork(struct sandbox *sb);
+int fallback_stage_confine(struct sandbox *sb);
 int fallback_stage_run(struct sandbox *sb);
+/* The fallback's feature hooks: finish (the per-run directories
+ * removed, the rules freed) and release (COMMAND's environment). */
+void fallback_finish(struct sandbox *sb);
+void fallback_release(struct sandbox *sb);
 /* --explain: the fallback plan (rights per path, per-run directories,
  * network, approximations), or why this plan cannot run under it. */
 void fallback_explain(const struct plan *plan, FILE *out);

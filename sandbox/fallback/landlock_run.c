@@ -1,7 +1,8 @@
-/* The Landlock fallback's runner, the run stage where user namespaces
- * are refused: COMMAND runs without namespaces as a child of the
- * supervisor, confined by Landlock and the same seccomp policy, and the
- * supervision loop (supervise_loop.c) watches it as it watches pid 1.
+/* The Landlock fallback's stages (stages.c's second table), where user
+ * namespaces are refused: COMMAND runs without namespaces as a child of
+ * the supervisor (fork), confined by Landlock (confine) and the same
+ * seccomp policy, and the supervision loop (supervise_loop.c) watches it
+ * as it watches pid 1 (run).
  *
  * What it defends against: COMMAND's descendants outliving the run, as a
  * pid namespace would not let them.  The supervisor is a subreaper: the
@@ -32,14 +33,18 @@
 #include "messages/messages.h"
 #include "lib/lib.h"
 #include "loop/loop.h"
-#include "limits/limits.h"
+#include "feature/feature.h"
+#include "child/child.h"
 #include "sandbox.h"
 
 #define MAX_TREE_DEPTH 256
 
-/* The runner's own: the rules, and what the subreaper needs. */
+/* The runner's own, from stage fallback to finish: the rules, and what
+ * the subreaper needs. */
 struct fallback_run {
 	struct fallback fb;
+	bool has_rules;		/* landlock_rules_init ran: free them */
+	bool has_dirs;		/* the per-run directories exist: remove them */
 	int chld_fd;		/* SIGCHLD, for orphans and teardown */
 	int self_fd;		/* the supervisor's own pidfd */
 };
@@ -140,16 +145,16 @@ static int prepare(struct sandbox *sb, struct fallback_run *fr)
 	return 0;
 }
 
-/* In the new process: what COMMAND's process enters at the policy
- * stage; then the walker runs pid 1's stages in it (deathsig waits for
- * the release; mounts and seal have nothing to do without namespaces). */
+/* In the new process: what COMMAND's process enters at the confine
+ * stage; then the walker runs the table's COMMAND stages in it
+ * (deathsig waits for the release). */
 static int become_command_child(struct sandbox *sb, struct fallback *fb)
 {
 	struct fallback_child *fc = xreallocarray(NULL, 1, sizeof(*fc));
 
 	*fc = (struct fallback_child){ fb->ruleset, fb->net_filter, fb->workdir };
 	sb->fallback_child = fc;
-	sb->role = WHO_CHILD;
+	sb->role = WHO_COMMAND;
 	return STAGE_NEW_ROLE;
 }
 
@@ -160,7 +165,7 @@ static int start_command(struct sandbox *sb, struct fallback *fb)
 	pid_t pid = fork();
 
 	if (pid < 0)
-		return log_fail(sb->err, sizeof(sb->err), "fallback", "fork", "COMMAND", errno);
+		return log_fail(sb->err, sizeof(sb->err), "fork", "COMMAND's process", "", errno);
 	if (pid == 0)
 		return become_command_child(sb, fb);
 	sb->pid1 = pid;
@@ -170,15 +175,17 @@ static int start_command(struct sandbox *sb, struct fallback *fb)
 	close_fd(&fb->ruleset);
 	if (sb->pid1_fd < 0) {
 		kill(pid, SIGKILL);	/* our unreaped child: its pid is still its own */
-		return log_fail(sb->err, sizeof(sb->err), "fallback", "pidfd", "COMMAND", errno);
+		return log_fail(sb->err, sizeof(sb->err), "fork", "pidfd", "COMMAND", errno);
 	}
-	if (limits_attach(sb) < 0)
+	if (feature_run(sb, FEATURE_ATTACH) < 0)
 		return -1;
 	/* COMMAND sees the supervisor in /proc: no ptrace, no /proc/PID/exe. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0 || write(sb->release_pipe[1], "r", 1) != 1)
-		return log_fail(sb->err, sizeof(sb->err), "fallback", "release", "COMMAND", errno);
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return log_fail(sb->err, sizeof(sb->err), "fork", "not dumpable", "", errno);
+	feature_notify(sb, FEATURE_RELEASE_READY);
+	if (write(sb->release_pipe[1], "r", 1) != 1)
+		return log_fail(sb->err, sizeof(sb->err), "fork", "release", "COMMAND", errno);
 	close_fd(&sb->release_pipe[1]);
-	status_started(sb);
 	return 0;
 }
 
@@ -345,7 +352,7 @@ static int supervise_command(struct sandbox *sb, struct fallback_run *fr)
 		.chld_fd = fr->chld_fd,
 	};
 
-	if (pty_start(sb) == 0 && supervise_loop_run(sb, &ops, fr) == 0)
+	if (feature_run(sb, FEATURE_START) == 0 && supervise_loop_run(sb, &ops, fr) == 0)
 		return 0;
 	/* Never a COMMAND left running unwatched. */
 	abort_command(sb, fr);
@@ -353,39 +360,73 @@ static int supervise_command(struct sandbox *sb, struct fallback_run *fr)
 	return -1;
 }
 
-static int run_fallback(struct sandbox *sb, struct fallback_run *fr)
-{
-	int rc;
+/* ---- the stages ---- */
 
-	if (fallback_make_run_dirs(&fr->fb) < 0 || prepare(sb, fr) < 0)
+/* Stage fallback: Landlock and this pid namespace's /proc checked, the
+ * plan translated into rules, the per-run directories made, the
+ * subreaper set up, and the one-line notice said.  The namespace
+ * child clone made, if any, is abandoned. */
+int fallback_stage_enter(struct sandbox *sb)
+{
+	struct fallback_run *fr = xreallocarray(NULL, 1, sizeof(*fr));
+
+	*fr = (struct fallback_run){ .chld_fd = -1, .self_fd = -1 };
+	sb->fallback_run = fr;
+	abandon_namespace_child(sb);
+	landlock_rules_init(&fr->fb, sb->plan, &sb->found, sb->err, sizeof(sb->err));
+	fr->has_rules = true;
+	if (check_landlock(sb) < 0 || check_proc(sb) < 0 || landlock_translate(&fr->fb) < 0 ||
+	    fallback_make_run_dirs(&fr->fb) < 0)
 		return -1;
-	rc = start_command(sb, &fr->fb);
-	if (rc == STAGE_NEW_ROLE)
-		return rc;
-	if (rc == 0)
-		return supervise_command(sb, fr);
-	if (sb->pid1_fd >= 0)
-		abort_command(sb, fr);
-	return -1;
+	fr->has_dirs = true;
+	return prepare(sb, fr);
 }
 
+/* Stage fork: COMMAND's process, attached and released; it goes on with
+ * the table's COMMAND stages (STAGE_NEW_ROLE), keeping its copy of the
+ * rules until execve.  A failure here takes down what was made. */
+int fallback_stage_fork(struct sandbox *sb)
+{
+	struct fallback_run *fr = sb->fallback_run;
+	int rc = start_command(sb, &fr->fb);
+
+	if (rc < 0 && sb->pid1_fd >= 0)
+		abort_command(sb, fr);
+	return rc;
+}
+
+/* Stage confine, in COMMAND's process: the file system and network
+ * rules, where the namespace path has its mounts already. */
+int fallback_stage_confine(struct sandbox *sb)
+{
+	return landlock_confine(sb);
+}
+
+/* Stage run: the supervision loop over COMMAND and its descendants. */
 int fallback_stage_run(struct sandbox *sb)
 {
-	struct fallback_run fr = { .chld_fd = -1, .self_fd = -1 };
-	int rc = -1;
+	return supervise_command(sb, sb->fallback_run);
+}
 
-	abandon_namespace_child(sb);
-	landlock_rules_init(&fr.fb, sb->plan, &sb->found, sb->err, sizeof(sb->err));
-	if (check_landlock(sb) == 0 && check_proc(sb) == 0 && landlock_translate(&fr.fb) == 0) {
-		rc = run_fallback(sb, &fr);
-		/* COMMAND's process keeps its copy of the rules: the walker
-		 * goes on in it, and execve ends it. */
-		if (rc == STAGE_NEW_ROLE)
-			return rc;
-		fallback_remove_run_dirs(&fr.fb);
-	}
-	landlock_rules_free(&fr.fb);
-	close_fd(&fr.chld_fd);
-	close_fd(&fr.self_fd);
-	return rc;
+/* Every way out: the per-run directories removed, the rules freed. */
+void fallback_finish(struct sandbox *sb)
+{
+	struct fallback_run *fr = sb->fallback_run;
+
+	if (!fr)
+		return;
+	if (fr->has_dirs)
+		fallback_remove_run_dirs(&fr->fb);
+	if (fr->has_rules)
+		landlock_rules_free(&fr->fb);
+	close_fd(&fr->chld_fd);
+	close_fd(&fr->self_fd);
+	free(fr);
+	sb->fallback_run = NULL;
+}
+
+/* Last: what the fallback set in COMMAND's environment (TMPDIR, HOME). */
+void fallback_release(struct sandbox *sb)
+{
+	command_env_release(sb);
 }

@@ -26,13 +26,18 @@ static bool fault_needs_killer(void)
 {
 	const char *spec = getenv("HUTCH_FAULT");
 
+	const struct stage_table *tables[] = { &stages_namespace, &stages_fallback };
+
 	if (!spec || !strstr(spec, ":kill-supervisor"))
 		return false;
-	for (int i = 0; i < stages_count; i++)
-		if (stages[i].who != WHO_SUPERVISOR &&
-		    strncmp(spec, stages[i].name, strlen(stages[i].name)) == 0 &&
-		    spec[strlen(stages[i].name)] == ':')
-			return true;
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (int i = 0; i < tables[t]->count; i++) {
+			const struct stage *s = &tables[t]->rows[i];
+
+			if (s->who != WHO_SUPERVISOR && strncmp(spec, s->name, strlen(s->name)) == 0 &&
+			    spec[strlen(s->name)] == ':')
+				return true;
+		}
 	return false;
 }
 
@@ -169,7 +174,7 @@ int fault_point(struct sandbox *sb, const struct stage *stage)
 	const char *mode;
 
 	/* First of the supervisor's stages: the killer a set-up stage needs. */
-	if (stage == &stages[1] && fault_needs_killer())
+	if (stage == &stages_namespace.rows[0] && fault_needs_killer())
 		start_killer(sb);
 	mode = fault_mode(stage);
 	if (!mode)

@@ -22,15 +22,16 @@
 enum timing_mark {
 	TM_START,		/* supervisor: main entered */
 	TM_PARSED,		/* the plan is made */
-	TM_PREP_FDS,		/* prepare: signals, pipes, status, reports */
-	TM_PREP_IMAGE,		/* prepare: the init image, the helper protocol */
-	TM_PREPARED,		/* prepare: the seccomp program */
+	TM_PREP_FEATURES,	/* prepare: each feature's (seccomp program last) */
+	TM_PREPARED,		/* prepare: the set-up pipes, the init image */
 	TM_CLONED,		/* clone3 returned in the supervisor */
 	TM_CHILD_START,		/* pid 1: its first stage begins */
 	TM_MAPS,		/* supervisor: id maps written */
 	TM_RELEASED,		/* supervisor: pid 1 released */
 	TM_CHILD_RELEASED,	/* pid 1: released */
-	TM_MNT_BEGIN,		/* pid 1: loopback, hostname... done, the tree begins */
+	TM_NETWORK,		/* pid 1: loopback up, the proxy's listener */
+	TM_HOSTNAME,		/* pid 1: the host name set */
+	TM_MNT_BEGIN,		/* pid 1: the handles taken, the tree begins */
 	TM_MNT_PRIVATE,		/* propagation private */
 	TM_MNT_SOURCES,		/* host sources cloned */
 	TM_MNT_ROOT,		/* new root attached */

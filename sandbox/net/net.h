@@ -40,7 +40,7 @@ void netproxy_finish(struct sandbox *sb);
 int report_prepare(struct sandbox *sb);
 
 /* Supervisor, after clone: keep only its end, start polling it. */
-void report_started(struct sandbox *sb);
+int report_started(struct sandbox *sb);
 
 /* COMMAND's process, after the filter is loaded: hand LISTENER to the
  * supervisor (SCM_RIGHTS) and close it.  LISTENER < 0: nothing to send. */

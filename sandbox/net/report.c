@@ -588,12 +588,13 @@ static void on_socket(struct sandbox *sb, short revents)
 			 "by the kernel instead");
 }
 
-void report_started(struct sandbox *sb)
+int report_started(struct sandbox *sb)
 {
 	struct report_state *r = sb->report;
 
-	if (!r || sb->report_sock[0] < 0)
-		return;
+	/* Once: the fallback's process comes after clone's, abandoned. */
+	if (!r || sb->report_sock[0] < 0 || sb->report_sock[1] < 0)
+		return 0;
 	close(sb->report_sock[1]);
 	sb->report_sock[1] = -1;
 	if (loop_add_source(sb, sb->report_sock[0], POLLIN,
@@ -601,6 +602,7 @@ void report_started(struct sandbox *sb)
 		report_warn(sb, "socket", "too many poll sources");
 		stop_socket(sb);
 	}
+	return 0;
 }
 
 /* ---- lines of other kinds (the network proxy's) ---- */

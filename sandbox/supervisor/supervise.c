@@ -26,12 +26,8 @@
 #include "messages/messages.h"
 #include "lib/lib.h"
 #include "join.h"
-#include "fallback/fallback.h"
+#include "feature/feature.h"
 #include "host/host.h"
-#include "net/net.h"
-#include "limits/limits.h"
-#include "seccomp/seccomp.h"
-#include "mount/mount.h"
 #include "loop/loop.h"
 #include "sandbox.h"
 #include "child/child.h"
@@ -68,7 +64,7 @@ static bool caller_ignores(int sig)
  * nohup SIGHUP) is not taken: it stays ignored in hutch, which the
  * kernel then discards, and COMMAND inherits the ignore, as it would
  * run without hutch; it is neither forwarded nor an end of the run. */
-static int block_signals(struct sandbox *sb)
+int supervise_take_signals(struct sandbox *sb)
 {
 	sigset_t set;
 
@@ -142,12 +138,12 @@ int stage_prepare(struct sandbox *sb)
 	sb->nested_userns = (plan->clone_flags & CLONE_NEWUSER) &&
 			    (plan->mode == MODE_HUTCH || plan->disable_userns ||
 			     (plan_has_dev(plan) && (plan->uid != 0 || plan->gid != 0)));
-	if (open_timing_file(sb) < 0)
+	if (open_timing_file(sb) < 0 || follow_parent(sb) < 0 ||
+	    feature_run(sb, FEATURE_PREPARE) < 0)
 		return -1;
-	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
-	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0 ||
-	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0)
-		return -1;
+	timing_mark(&sb->timing, TM_PREP_FEATURES);
+	/* After the features: a helper one of them forked (the proxy's
+	 * worker) holds none of these pipes (runc's hung exec). */
 	if (setup_log_open(sb->log_pipe) < 0)
 		return stage_fail(sb, "log channel", "");
 	if (make_pipe(sb, sb->release_pipe, "release") < 0)
@@ -159,13 +155,7 @@ int stage_prepare(struct sandbox *sb)
 		return -1;
 	if (sb->has_init && fcntl(sb->status_pipe[0], F_SETFL, O_NONBLOCK) < 0)
 		return stage_fail(sb, "status pipe", "");
-	timing_mark(&sb->timing, TM_PREP_FDS);
 	if (sb->has_init && seal_make_image(sb) < 0)
-		return -1;
-	if (protocol_prepare(sb) < 0)
-		return -1;
-	timing_mark(&sb->timing, TM_PREP_IMAGE);
-	if (policy_prepare(plan, &sb->policy, sb->err, sizeof(sb->err)) < 0)
 		return -1;
 	timing_mark(&sb->timing, TM_PREPARED);
 	return 0;
@@ -194,11 +184,12 @@ static pid_t clone_pid1(struct sandbox *sb, int flags)
 }
 
 /* Namespaces refused, and said why in sb->err: never unconfined, the
- * fallback where the plan has one (fallback_stage_run), else a clean failure. */
+ * fallback's table where the plan has the fallback, else a clean
+ * failure. */
 static int fall_back_or_fail(struct sandbox *sb)
 {
 	sb->fallback = sb->plan->fallback == FALLBACK_LANDLOCK;
-	return sb->fallback ? 0 : -1;
+	return sb->fallback ? STAGE_FALLBACK : -1;
 }
 
 int stage_clone(struct sandbox *sb)
@@ -242,9 +233,8 @@ int stage_clone(struct sandbox *sb)
 	}
 	sb->pid1 = pid;
 	timing_mark(&sb->timing, TM_CLONED);
-	if (limits_attach(sb) < 0)
+	if (feature_run(sb, FEATURE_ATTACH) < 0)
 		return -1;
-	report_started(sb);
 	close_fd(&sb->log_pipe[1]);
 	close_fd(&sb->release_pipe[0]);
 	close_fd(&sb->control_pipe[0]);
@@ -332,8 +322,6 @@ static bool first_mount_refused(struct sandbox *sb)
 
 int stage_idmap(struct sandbox *sb)
 {
-	if (sb->fallback)
-		return 0;
 	const struct plan *plan = sb->plan;
 	unsigned inside_uid = sb->nested_userns ? 0 : plan->uid;
 	unsigned inside_gid = sb->nested_userns ? 0 : plan->gid;
@@ -367,7 +355,7 @@ int stage_idmap(struct sandbox *sb)
 		return stage_fail(sb, "not dumpable", "");
 	/* While the child waits: a child that fails fast has no namespace
 	 * ids left to read once it is a zombie. */
-	status_started(sb);
+	feature_notify(sb, FEATURE_RELEASE_READY);
 	/* Before the write: pid 1 may run, and mark its wake-up, at once. */
 	timing_mark(&sb->timing, TM_RELEASED);
 	if (write(sb->release_pipe[1], "r", 1) != 1)
@@ -419,7 +407,7 @@ static void status_line(struct sandbox *sb, const char *line)
 	int sig;
 
 	if (sscanf(line, "stop %d", &sig) == 1) {
-		pty_on_command_stop(sb);
+		feature_notify(sb, FEATURE_COMMAND_STOPPED);
 		return;
 	}
 	timing_mark(&sb->timing, TM_ENDED);
@@ -482,9 +470,7 @@ static void explain_refused_setup(struct sandbox *sb)
 
 int stage_run(struct sandbox *sb)
 {
-	if (sb->fallback)
-		return fallback_stage_run(sb);
-	if (pty_start(sb) < 0 || netproxy_start(sb) < 0)
+	if (feature_run(sb, FEATURE_START) < 0)
 		return -1;
 	if (supervise_loop_run(sb, &namespace_ops, NULL) < 0)
 		return -1;

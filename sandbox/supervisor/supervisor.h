@@ -14,6 +14,11 @@ int stage_clone(struct sandbox *sb);
 int stage_idmap(struct sandbox *sb);
 int stage_run(struct sandbox *sb);
 
+/* The signals feature's prepare: the signals hutch forwards (and
+ * SIGWINCH for the pty relay) taken through a signalfd, SIGPIPE
+ * blocked, SIGCHLD's disposition the default while hutch runs. */
+int supervise_take_signals(struct sandbox *sb);
+
 /* The exit status the supervisor returns once the run is over. */
 int supervisor_exit_status(struct sandbox *sb);
 

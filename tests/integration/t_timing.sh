@@ -5,8 +5,10 @@
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
-# Every stage of the table has a row of its own (COMMAND ran to its end).
-STAGES="parse prepare clone idmap deathsig mounts seal policy exec run teardown total"
+# Every stage of the namespace table has a row of its own, and so have
+# parse and teardown, before and after the table (COMMAND ran to its end).
+STAGES="parse prepare clone idmap deathsig network hostname handles mounts seal policy exec run
+teardown total"
 
 check_table() {
 	local out stage
@@ -34,10 +36,10 @@ m = d["marks"]
 assert d["total_ns"] == m["end"] > 0, (d["total_ns"], m["end"])
 chains = [
     # the supervisor
-    "start parsed prepare_fds prepare_image prepared cloned maps_written released loop",
+    "start parsed prepare_features prepared cloned maps_written released loop",
     "loop first_wakeup", "exec_seen command_ended pid1_reaped end",
     # pid 1, after the supervisor released it
-    "prepared pid1_start pid1_released mounts_begin mounts_private mounts_sources mounts_root"
+    "prepared pid1_start pid1_released network hostname mounts_begin mounts_private mounts_sources mounts_root"
     " mounts_operations mounts_protect mounts_pivot mounted nested_userns command_fork",
     "released pid1_released",
     # COMMAND'\''s process, until the supervisor saw its execve
