@@ -53,7 +53,7 @@ static const struct {
  * both passed (no init with --as-pid-1, a failed launch) is left out. */
 const struct timing_step timing_steps[] = {
 	{ "parse", TS_SUPERVISOR, "argv and profiles into the plan", TM_START, TM_PARSED },
-	{ "prepare", TS_SUPERVISOR, "the features' (signals, reports, seccomp program...)", TM_PARSED, TM_PREP_FEATURES },
+	{ "prepare", TS_SUPERVISOR, "each feature's prepare, the seccomp program", TM_PARSED, TM_PREP_FEATURES },
 	{ "prepare", TS_SUPERVISOR, "set-up pipes, init image", TM_PREP_FEATURES, TM_PREPARED },
 	{ "clone", TS_SUPERVISOR, "clone3, as the supervisor sees it", TM_PREPARED, TM_CLONED },
 	{ "clone", TS_PID1, "clone3 until pid 1 runs", TM_PREPARED, TM_CHILD_START },
@@ -62,7 +62,7 @@ const struct timing_step timing_steps[] = {
 	{ "deathsig", TS_PID1, "wake-up: release to pid 1", TM_RELEASED, TM_CHILD_RELEASED },
 	{ "network", TS_PID1, "loopback up, the proxy's listener", TM_CHILD_RELEASED, TM_NETWORK },
 	{ "hostname", TS_PID1, "sethostname", TM_NETWORK, TM_HOSTNAME },
-	{ "handles", TS_PID1, "/proc/self, the user namespace limit, file label", TM_HOSTNAME, TM_MNT_BEGIN },
+	{ "handles", TS_PID1, "/proc/self, userns limit, file label", TM_HOSTNAME, TM_MNT_BEGIN },
 	{ "mounts", TS_PID1, "propagation slave (bwrap; hutch: earlier)", TM_MNT_BEGIN, TM_MNT_PRIVATE },
 	{ "mounts", TS_PID1, "clone host sources (open_tree)", TM_MNT_PRIVATE, TM_MNT_SOURCES },
 	{ "mounts", TS_PID1, "new root tmpfs attached", TM_MNT_SOURCES, TM_MNT_ROOT },
@@ -74,7 +74,7 @@ const struct timing_step timing_steps[] = {
 	{ "seal", TS_PID1, "go pipe, signals blocked", TM_NESTED, TM_FORKING },
 	{ "seal", TS_PID1, "fork, init exec, its go (wake-up)", TM_FORKING, TM_GO },
 	{ "policy", TS_COMMAND, "fork until COMMAND's process runs", TM_FORKING, TM_CMD_START },
-	{ "policy", TS_COMMAND, "old mount namespace dropped, ids, fds, limits", TM_CMD_START, TM_PRE_FILTER },
+	{ "policy", TS_COMMAND, "old mount ns dropped, ids, fds, limits", TM_CMD_START, TM_PRE_FILTER },
 	{ "policy", TS_COMMAND, "caps, no_new_privs, filter load", TM_PRE_FILTER, TM_POLICY },
 	{ "exec", TS_COMMAND, "environment, exec marker", TM_GO, TM_EXEC },
 	{ "exec", TS_SUPERVISOR, "execve until the supervisor sees it", TM_EXEC, TM_EXEC_SEEN },
