@@ -16,6 +16,7 @@
 #include "limits/limits.h"
 #include "messages/messages.h"
 #include "net/net.h"
+#include "learn/learn.h"
 #include "seccomp/seccomp.h"
 #include "mount/mount.h"
 #include "loop/loop.h"
@@ -126,6 +127,7 @@ static void finish(struct sandbox *sb)
 	limits_finish(sb);
 	netproxy_finish(sb);	/* its last lines go to the report */
 	report_finish(sb);
+	learn_finish(sb);	/* after the report's: their refusals counted */
 	protect_finish(sb);
 	protocol_release(sb);
 	policy_ready_free(sb->policy);

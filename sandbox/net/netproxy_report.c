@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "learn/learn.h"
 #include "lib/lib.h"
 #include "messages/messages.h"
 #include "netproxy_decide.h"
@@ -134,6 +135,8 @@ void netproxy_report_line(struct sandbox *sb, const struct proxy_record *r, cons
 {
 	if (count)
 		netproxy_count_refusal(sb->net, r, reason);
+	if (count)
+		learn_refused_net(sb, r->host, r->port);
 	netproxy_report(sb, r, verdict, reason);
 }
 

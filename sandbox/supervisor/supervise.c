@@ -29,6 +29,7 @@
 #include "fallback/fallback.h"
 #include "host/host.h"
 #include "net/net.h"
+#include "learn/learn.h"
 #include "limits/limits.h"
 #include "seccomp/seccomp.h"
 #include "mount/mount.h"
@@ -146,7 +147,7 @@ int stage_prepare(struct sandbox *sb)
 		return -1;
 	if (follow_parent(sb) < 0 || limits_prepare(sb) < 0 || pty_prepare(sb) < 0 ||
 	    block_signals(sb) < 0 || status_prepare(sb) < 0 || report_prepare(sb) < 0 ||
-	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0)
+	    netproxy_prepare(sb) < 0 || protect_prepare(sb) < 0 || learn_prepare(sb) < 0)
 		return -1;
 	if (setup_log_open(sb->log_pipe) < 0)
 		return stage_fail(sb, "log channel", "");
@@ -245,6 +246,7 @@ int stage_clone(struct sandbox *sb)
 	if (limits_attach(sb) < 0)
 		return -1;
 	report_started(sb);
+	learn_attach(sb);
 	close_fd(&sb->log_pipe[1]);
 	close_fd(&sb->release_pipe[0]);
 	close_fd(&sb->control_pipe[0]);
@@ -484,7 +486,7 @@ int stage_run(struct sandbox *sb)
 {
 	if (sb->fallback)
 		return fallback_stage_run(sb);
-	if (pty_start(sb) < 0 || netproxy_start(sb) < 0)
+	if (pty_start(sb) < 0 || netproxy_start(sb) < 0 || learn_start(sb) < 0)
 		return -1;
 	if (supervise_loop_run(sb, &namespace_ops, NULL) < 0)
 		return -1;
