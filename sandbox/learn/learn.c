@@ -522,6 +522,23 @@ static void fill_facts(struct sandbox *sb, struct learn_facts *f, char *cmd)
 	f->dropped = l->dropped;
 }
 
+/* FILE's name may be in a directory the sandbox could write: what it
+ * wrote into the file is gone (truncated, written from the start), and a
+ * file it put in its place is said, never followed. */
+static bool write_out(struct learn_state *l, const char *path, const char *text, size_t len)
+{
+	struct stat mine, named;
+
+	if (ftruncate(l->out, 0) < 0 || pwrite(l->out, text, len, 0) != (ssize_t)len)
+		return false;
+	if (fstat(l->out, &mine) < 0 || lstat(path, &named) < 0 ||
+	    mine.st_dev != named.st_dev || mine.st_ino != named.st_ino) {
+		errno = EEXIST;
+		return false;
+	}
+	return true;
+}
+
 static void write_file(struct sandbox *sb)
 {
 	struct learn_state *l = sb->learn;
@@ -537,9 +554,11 @@ static void write_file(struct sandbox *sb)
 	if (sb->fallback)
 		fprintf(mem, "\n# Under the Landlock fallback hutch sees no file or network "
 			"refusal: run where user namespaces are allowed to learn those.\n");
-	if (fclose(mem) != 0 || write(l->out, text, len) != (ssize_t)len)
-		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path,
-			 strerror(errno ? errno : ENOSPC));
+	errno = 0;
+	if (fclose(mem) != 0 || !write_out(l, sb->plan->learn_path, text, len))
+		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path, errno == EEXIST ?
+			 "another file took its place while COMMAND ran: it is not the "
+			 "learned profile" : strerror(errno ? errno : ENOSPC));
 	else
 		snprintf(msg, sizeof(msg), "learn: %zu line%s proposed in %s (use it with "
 			 "--profile %s%s)", proposed, proposed == 1 ? "" : "s",

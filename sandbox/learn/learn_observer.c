@@ -314,6 +314,7 @@ void learn_observer_run(int in, int out)
 	/* Out of COMMAND's session and process group: no signal from the
 	 * terminal, and COMMAND cannot write into it (not dumpable). */
 	setsid();
+	prctl(PR_SET_NAME, "hutch-learn");
 	prctl(PR_SET_DUMPABLE, 0);
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {

@@ -12,7 +12,9 @@
  *    could hold data -> ~/.ssh);
  *  - files read under one directory become that directory only when it
  *    holds no secret and is neither / nor $HOME nor above it;
- *  - network rules name the host and port asked for, never a wildcard.
+ *  - network rules name the host and port asked for, never a wildcard;
+ *  - a call the seccomp policy refused is proposed only commented out:
+ *    every rule of a shipped policy has its reason.
  * Every path here passed learn_path_valid: nothing in it can quote,
  * end a word or start a comment in the profile. */
 #define _GNU_SOURCE
@@ -369,27 +371,26 @@ static size_t fs_lines(const struct learn_facts *f, FILE *out)
 
 /* ---- seccomp, network, limits ---- */
 
-static size_t call_lines(const struct learn_facts *f, FILE *out)
+/* Every call a shipped policy refuses is refused for a reason its line
+ * gives (kernel attack surface, the host's clock, escapes): proposed only
+ * commented out, with the rule to read first. */
+static void call_lines(const struct learn_facts *f, FILE *out)
 {
-	size_t proposed = 0;
-
 	if (f->n_calls)
-		fprintf(out, "\n# refused by the seccomp policy\n");
+		fprintf(out, "\n# refused by the seccomp policy: each rule says why; uncomment a line\n"
+			"# only if COMMAND needs the call and you trust it with it\n");
 	for (size_t i = 0; i < f->n_calls; i++) {
 		const struct learn_call *c = &f->calls[i];
 
-		if (c->nested) {
-			fprintf(out, "# not proposed (a mount call: a sandbox inside needs "
-				"allow-nested): seccomp-allow %s\n", c->name);
-			fprintf(out, "  # %s was refused it %llu %s (%s)\n", c->comm, c->count,
-				times(c->count), c->rule ? c->rule : "the policy");
-			continue;
-		}
-		fprintf(out, "seccomp-allow %s    # %s was refused it %llu %s (%s)\n", c->name,
-			c->comm, c->count, times(c->count), c->rule ? c->rule : "the policy");
-		proposed++;
+		if (c->nested)
+			fprintf(out, "# allow-nested    # %s was refused %s %llu %s (%s): a mount "
+				"call, a sandbox inside needs allow-nested\n", c->comm, c->name,
+				c->count, times(c->count), c->rule ? c->rule : "the policy");
+		else
+			fprintf(out, "# seccomp-allow %s    # %s was refused it %llu %s (%s)\n",
+				c->name, c->comm, c->count, times(c->count),
+				c->rule ? c->rule : "the policy");
 	}
-	return proposed;
 }
 
 static size_t net_lines(const struct learn_facts *f, FILE *out)
@@ -430,6 +431,18 @@ static size_t limit_lines(const struct learn_facts *f, FILE *out)
 	return 0;
 }
 
+/* A profile's name as include takes it, unquoted. */
+static bool include_writable(const char *name)
+{
+	if (strchr(name, '/'))
+		return learn_path_valid(name, strlen(name));
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+			return false;
+	return *name != '\0';
+}
+
 size_t learn_write_profile(const struct learn_facts *f, FILE *out)
 {
 	size_t proposed = 0;
@@ -439,15 +452,19 @@ size_t learn_write_profile(const struct learn_facts *f, FILE *out)
 		"# the result.  Options given on the command line are not repeated here.\n",
 		f->command ? " for " : "", f->command ? f->command : "");
 	for (size_t i = 0; i < f->n_includes; i++)
-		fprintf(out, "include %s\n", f->includes[i]);
+		if (include_writable(f->includes[i]))
+			fprintf(out, "include %s\n", f->includes[i]);
+		else
+			fprintf(out, "# (a profile whose name holds a space, a quote or a control "
+				"character: include it here yourself)\n");
 	proposed += fs_lines(f, out);
-	proposed += call_lines(f, out);
+	call_lines(f, out);
 	proposed += net_lines(f, out);
 	proposed += limit_lines(f, out);
 	if (f->dropped)
 		fprintf(out, "\n# %llu observations were lost (the recorder fell behind)\n",
 			f->dropped);
-	if (proposed == 0)
+	if (proposed == 0 && f->n_entries == 0 && f->n_calls == 0 && f->n_nets == 0)
 		fprintf(out, "\n# nothing to propose: COMMAND was refused nothing hutch saw\n");
 	return proposed;
 }

@@ -110,6 +110,8 @@ void netproxy_report(struct sandbox *sb, const struct proxy_record *r, const cha
 	size_t len = 0;
 	FILE *f;
 
+	if (strcmp(verdict, "refused") == 0)
+		learn_refused_net(sb, r->host, r->port);
 	if (!report_enabled(sb) || !(f = open_memstream(&line, &len)))
 		return;
 	begin_net_line(f, &w);
@@ -135,8 +137,6 @@ void netproxy_report_line(struct sandbox *sb, const struct proxy_record *r, cons
 {
 	if (count)
 		netproxy_count_refusal(sb->net, r, reason);
-	if (count)
-		learn_refused_net(sb, r->host, r->port);
 	netproxy_report(sb, r, verdict, reason);
 }
 
