@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +35,17 @@
 #define MAX_NETS 256
 #define BATCH 64		/* records taken per wakeup */
 #define LOOKUP_SECONDS 3.0	/* the host lookups' deadline, all of them */
+#define MAX_PENDING 64		/* calls waiting for the observer at once */
+#define PENDING_SECONDS 0.5	/* the longest a call waits for it */
+#define TICK_NS 100000000L	/* the deadline's timer, while calls wait */
+#define SLOW_MAX 3		/* deadlines passed before calls wait no more */
+
+/* A call held until the observer has read its path. */
+struct pending {
+	uint32_t seq;		/* 0: a free slot */
+	__u64 id;
+	double since;
+};
 
 struct learn_state {
 	int out;		/* FILE */
@@ -49,6 +61,13 @@ struct learn_state {
 	size_t n_nets;
 	unsigned long long dropped;
 	bool polled;
+	int listener;		/* a copy of the seccomp listener, or -1 */
+	int timer;		/* ticks while calls wait */
+	bool ticking, timer_polled;
+	bool waiting;		/* calls wait for the observer (until it is gone or slow) */
+	unsigned slow;		/* deadlines passed */
+	uint32_t next_seq;
+	struct pending pending[MAX_PENDING];
 };
 
 static int learn_fail(struct sandbox *sb, const char *object, const char *why)
@@ -92,7 +111,11 @@ int learn_prepare(struct sandbox *sb)
 	if (!l)
 		return learn_fail(sb, path, strerror(ENOMEM));
 	sb->learn = l;
-	l->req[0] = l->req[1] = l->rec[0] = l->rec[1] = -1;
+	l->req[0] = l->req[1] = l->rec[0] = l->rec[1] = l->listener = -1;
+	l->waiting = true;
+	l->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (l->timer < 0)
+		return learn_fail(sb, "timer", strerror(errno));
 	/* As --report FILE: a new file, never a link followed or a FIFO
 	 * opened, whatever the sandbox planted at the name. */
 	l->out = hostfile_create_fresh(path, &why);
@@ -211,26 +234,141 @@ static void let_continue(struct learn_state *l, int listener, __u64 id)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, l->resp);
 }
 
-/* The policy allows these calls: continuing one decides nothing the
- * filter would not have; the supervisor never reads the caller's
- * memory, only the kernel's fields, and never waits on the observer. */
+static struct pending *free_slot_of(struct learn_state *l, uint32_t seq)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (l->pending[i].seq == seq)
+			return &l->pending[i];
+	return NULL;
+}
+
+static void set_ticking(struct learn_state *l, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on == l->ticking)
+		return;
+	if (on) {
+		its.it_value.tv_nsec = TICK_NS;
+		its.it_interval.tv_nsec = TICK_NS;
+	}
+	if (timerfd_settime(l->timer, 0, &its, NULL) == 0)
+		l->ticking = on;
+}
+
+/* Let the call in SLOT go on, and free it. */
+static void release(struct learn_state *l, struct pending *slot)
+{
+	let_continue(l, l->listener, slot->id);
+	slot->seq = 0;
+}
+
+static void release_all(struct learn_state *l)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (l->pending[i].seq)
+			release(l, &l->pending[i]);
+	set_ticking(l, false);
+}
+
+static struct pending *free_slot(struct learn_state *l)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!l->pending[i].seq)
+			return &l->pending[i];
+	return NULL;
+}
+
+/* The call REQ waits in a slot; false when it cannot (no slot, no copy
+ * of the listener): then it goes on at once. */
+static bool hold(struct learn_state *l, int listener, const struct seccomp_notif *req,
+		 struct learn_request *rq)
+{
+	struct pending *slot = l->waiting ? free_slot(l) : NULL;
+
+	if (!slot)
+		return false;
+	if (l->listener < 0)
+		l->listener = fcntl(listener, F_DUPFD_CLOEXEC, 3);
+	if (l->listener < 0)
+		return false;
+	if (++l->next_seq == 0)
+		l->next_seq = 1;
+	slot->seq = rq->seq = l->next_seq;
+	slot->id = req->id;
+	slot->since = monotonic_now();
+	set_ticking(l, true);
+	return true;
+}
+
+/* The policy allows these calls: letting one go on decides nothing the
+ * filter would not have.  The supervisor never reads the caller's
+ * memory, only the kernel's fields, and never waits on the observer: the
+ * call waits (until the observer's ack or the deadline), the loop does
+ * not. */
 bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *req)
 {
 	struct learn_state *l = sb->learn;
 	struct learn_request rq = { 0 };
+	bool held;
 
 	if (!l || req->data.arch != seccomp_arch_native() ||
 	    !learn_observer_knows(req->data.nr))
 		return false;
 	rq.pid = (uint32_t)pid_inside(listener, req);
-	let_continue(l, listener, req->id);
-	if (rq.pid == 0 || l->req[1] < 0)
+	if (rq.pid == 0 || l->req[1] < 0) {
+		let_continue(l, listener, req->id);
 		return true;
+	}
+	held = hold(l, listener, req, &rq);
 	rq.nr = req->data.nr;
 	memcpy(rq.args, req->data.args, sizeof(rq.args));
-	if (write(l->req[1], &rq, sizeof(rq)) != (ssize_t)sizeof(rq))
-		l->dropped++;	/* the observer is behind: never wait for it */
+	if (write(l->req[1], &rq, sizeof(rq)) != (ssize_t)sizeof(rq)) {
+		l->dropped++;	/* the observer is behind */
+		if (held)
+			release(l, free_slot_of(l, rq.seq));
+		else
+			let_continue(l, listener, req->id);
+		return true;
+	}
+	if (!held)
+		let_continue(l, listener, req->id);
 	return true;
+}
+
+/* The observer is done with SEQ (or says so: a forged ack only lets an
+ * allowed call go on early). */
+static void on_ack(struct learn_state *l, uint32_t seq)
+{
+	struct pending *slot = seq ? free_slot_of(l, seq) : NULL;
+
+	if (slot)
+		release(l, slot);
+}
+
+/* A tick: calls past the deadline go on; an observer that keeps them
+ * waiting makes them wait no more. */
+static void on_tick(struct sandbox *sb, short revents)
+{
+	struct learn_state *l = sb->learn;
+	double now = monotonic_now();
+	uint64_t ticks;
+	bool any = false;
+
+	(void)revents;
+	(void)!read(l->timer, &ticks, sizeof(ticks));
+	for (int i = 0; i < MAX_PENDING; i++) {
+		struct pending *p = &l->pending[i];
+
+		if (p->seq && now - p->since >= PENDING_SECONDS) {
+			release(l, p);
+			if (++l->slow >= SLOW_MAX)
+				l->waiting = false;
+		}
+		any |= p->seq != 0;
+	}
+	if (!any)
+		set_ticking(l, false);
 }
 
 /* ---- supervisor: what was learned, counted ---- */
@@ -279,6 +417,14 @@ static bool take_records(struct sandbox *sb, int max)
 			return errno == EAGAIN;
 		if (n == 0)
 			return false;
+		if (n == (ssize_t)sizeof(struct learn_ack)) {
+			struct learn_ack ack;
+
+			memcpy(&ack, raw, sizeof(ack));
+			if (ack.magic == LEARN_ACK_MAGIC)
+				on_ack(l, ack.seq);
+			continue;
+		}
 		if (learn_record_check(raw, (size_t)n, &ev))
 			add_event(l, &ev);
 		else
@@ -287,12 +433,18 @@ static bool take_records(struct sandbox *sb, int max)
 	return true;
 }
 
+/* The observer is gone (or its socket failed): nothing waits for it. */
 static void stop_polling(struct sandbox *sb)
 {
-	if (!sb->learn->polled)
-		return;
-	loop_remove_source(sb, sb->learn->rec[0]);
-	sb->learn->polled = false;
+	struct learn_state *l = sb->learn;
+
+	l->waiting = false;
+	release_all(l);
+	if (l->polled)
+		loop_remove_source(sb, l->rec[0]);
+	if (l->timer_polled)
+		loop_remove_source(sb, l->timer);
+	l->polled = l->timer_polled = false;
 }
 
 static void on_records(struct sandbox *sb, short revents)
@@ -310,6 +462,9 @@ int learn_start(struct sandbox *sb)
 	if (loop_add_source(sb, l->rec[0], POLLIN, on_records) < 0)
 		return learn_fail(sb, "record socket", "too many poll sources");
 	l->polled = true;
+	if (loop_add_source(sb, l->timer, POLLIN, on_tick) < 0)
+		return learn_fail(sb, "timer", "too many poll sources");
+	l->timer_polled = true;
 	return 0;
 }
 
@@ -604,6 +759,8 @@ void learn_finish(struct sandbox *sb)
 		write_file(sb);
 	}
 	close_fd(&l->out);
+	close_fd(&l->listener);
+	close_fd(&l->timer);
 	free_state(l);
 	sb->learn = NULL;
 }

@@ -9,9 +9,11 @@
  * the observer it could do by itself.  The observer is not dumpable, so
  * COMMAND cannot write into it through ptrace or /proc/PID/mem either.
  *
- * The paths are read after the call went on (the supervisor never waits
- * for the observer): a path rewritten meanwhile is learned wrong, which
- * only makes a line the user reviews, checked like any other. */
+ * The call waits while the observer reads its path (it acks each
+ * request), but never longer than the supervisor's deadline: a path read
+ * after the call went on may be learned wrong, which only makes a line
+ * the user reviews, checked like any other.  A forged ack only lets an
+ * allowed call go on early. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -325,6 +327,11 @@ void learn_observer_run(int in, int out)
 		if (n != (ssize_t)sizeof(rq))
 			break;	/* EOF: the supervisor is done */
 		observe(&rq, out);
+		if (rq.seq) {
+			struct learn_ack ack = { LEARN_ACK_MAGIC, rq.seq };
+
+			(void)send(out, &ack, sizeof(ack), MSG_NOSIGNAL);
+		}
 	}
 	_exit(0);
 }

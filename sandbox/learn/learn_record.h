@@ -3,10 +3,13 @@
  *
  *  - request, supervisor -> observer (a pipe): a notified call, as the
  *    kernel gave it: COMMAND's pid as the sandbox sees it, the call's
- *    number and its six arguments.  Fixed size, nothing of COMMAND's.
+ *    number and its six arguments, and a sequence number.  Fixed size,
+ *    nothing of COMMAND's.  The call waits until the observer has read
+ *    its path (an ack with the number) or a deadline passes.
  *  - record, observer -> supervisor (a SOCK_SEQPACKET socket, one record
  *    a message): what the observer found, a kind, the command's name and
- *    an absolute path in the sandbox.  These bytes are the sandbox's:
+ *    an absolute path in the sandbox; or an ack, the number of a request
+ *    done with.  These bytes are the sandbox's:
  *    the supervisor takes a record only whole, with every field checked
  *    (learn_record_check), and never parses more of it. */
 #ifndef HUTCH_LEARN_RECORD_H
@@ -17,6 +20,7 @@
 #include <stdint.h>
 
 #define LEARN_RECORD_MAGIC 0x316e726cu	/* "lrn1" */
+#define LEARN_ACK_MAGIC 0x6b636120u	/* " ack" */
 #define LEARN_PATH_MAX 1024		/* longer paths are not learned */
 #define LEARN_COMM_MAX 16		/* as /proc/PID/comm, without its NUL */
 
@@ -30,6 +34,7 @@ enum learn_kind {
 };
 
 struct learn_request {
+	uint32_t seq;		/* echoed in the ack; 0: none awaited */
 	uint32_t pid;		/* in the sandbox's pid namespace */
 	int32_t nr;		/* the call, native architecture */
 	uint64_t args[6];
@@ -45,6 +50,12 @@ struct learn_record {
 };
 
 #define LEARN_RECORD_HEAD offsetof(struct learn_record, path)
+
+/* The observer is done with request SEQ. */
+struct learn_ack {
+	uint32_t magic;
+	uint32_t seq;
+};
 
 /* A record checked: KIND, COMM (NUL-terminated, only [A-Za-z0-9._+-],
  * others '?'), PATH (NUL-terminated). */
