@@ -273,18 +273,27 @@ static void write_lines(const struct learn_facts *f, struct lines *ls)
 	}
 }
 
-/* Is L's path inside another line's of the same kind (a group, or a
- * writable directory), so that that line covers it? */
+/* Does another line make L's unneeded?  A group covers what is under
+ * it, a writable directory what is under it; and a path only looked up
+ * on the way to one below it (python3 stats ~/lib, then ~/lib/python)
+ * exists once that one is bound, which makes the directories above it. */
 static bool covered(const struct lines *ls, size_t i)
 {
 	const struct line *l = &ls->v[i];
 
 	for (size_t k = 0; k < ls->n; k++) {
 		const struct line *o = &ls->v[k];
+		bool same = strcmp(l->path, o->path) == 0;
 
-		if (k == i || o->kind != l->kind || !path_within(l->path, o->path))
+		if (k == i || o->kind != l->kind)
 			continue;
-		if (strcmp(l->path, o->path) != 0 || k < i)
+		if (same && k < i)
+			return true;
+		if (same)
+			continue;
+		if (path_within(l->path, o->path) && (o->group || l->kind == LINE_WRITE))
+			return true;
+		if (l->kind == LINE_READ && !l->group && path_within(o->path, l->path))
 			return true;
 	}
 	return false;

@@ -161,6 +161,25 @@ START_TEST(test_profile_groups_a_directory)
 END_TEST
 
 /* Never / or $HOME whole; never a directory holding a secret. */
+/* ~/lib looked up on the way to ~/lib/python: the deeper one only. */
+START_TEST(test_profile_drops_a_lookup_on_the_way)
+{
+	struct learn_entry e[] = {
+		entry(LEARN_READ, "/home/u/lib/python", "python3", 2, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/home/u/lib", "python3", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+	};
+	struct learn_facts f = { .home = "/home/u", .includes = includes, .n_includes = 1,
+				 .entries = e, .n_entries = 2 };
+	size_t proposed;
+	char *text = profile_of(&f, &proposed);
+
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\nro-bind-try /home/u/lib/python /home/u/lib/python "));
+	ck_assert_ptr_null(strstr(text, "\nro-bind-try /home/u/lib /home/u/lib "));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_profile_never_groups_home_or_secrets)
 {
 	struct learn_entry e[] = {
@@ -275,6 +294,7 @@ static Suite *learn_suite(void)
 	tcase_add_test(tc, test_normalize);
 	tcase_add_test(tc, test_profile_includes_and_one_line_per_need);
 	tcase_add_test(tc, test_profile_groups_a_directory);
+	tcase_add_test(tc, test_profile_drops_a_lookup_on_the_way);
 	tcase_add_test(tc, test_profile_never_groups_home_or_secrets);
 	tcase_add_test(tc, test_profile_secret_only_as_comment);
 	tcase_add_test(tc, test_profile_calls_commented_nets_exact);
