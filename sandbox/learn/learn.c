@@ -66,6 +66,7 @@ struct learn_state {
 	bool ticking, timer_polled;
 	bool waiting;		/* calls wait for the observer (until it is gone or slow) */
 	unsigned slow;		/* deadlines passed */
+	bool watched;		/* a watched call reached the supervisor */
 	uint32_t next_seq;
 	struct pending pending[MAX_PENDING];
 };
@@ -126,12 +127,13 @@ int learn_prepare(struct sandbox *sb)
 	return 0;
 }
 
-void learn_attach(struct sandbox *sb)
+int learn_attach(struct sandbox *sb)
 {
 	if (!sb->learn)
-		return;
+		return 0;
 	close_fd(&sb->learn->req[0]);
 	close_fd(&sb->learn->rec[1]);
+	return 0;
 }
 
 /* ---- COMMAND's process: the observer ---- */
@@ -315,6 +317,7 @@ bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *
 	if (!l || req->data.arch != seccomp_arch_native() ||
 	    !learn_observer_knows(req->data.nr))
 		return false;
+	l->watched = true;
 	rq.pid = (uint32_t)pid_inside(listener, req);
 	if (rq.pid == 0 || l->req[1] < 0) {
 		let_continue(l, listener, req->id);
@@ -709,6 +712,10 @@ static void write_file(struct sandbox *sb)
 	if (sb->fallback)
 		fprintf(mem, "\n# Under the Landlock fallback hutch sees no file or network "
 			"refusal: run where user namespaces are allowed to learn those.\n");
+	else if (!l->watched && sb->run.exec_seen)
+		fprintf(mem, "\n# hutch saw no file access: without a seccomp filter "
+			"(--seccomp-policy none), or inside a sandbox that holds the only "
+			"listener, --learn sees no path.\n");
 	errno = 0;
 	if (fclose(mem) != 0 || !write_out(l, sb->plan->learn_path, text, len))
 		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path, errno == EEXIST ?

@@ -36,7 +36,7 @@ struct sandbox;
 /* Supervisor, before clone: FILE opened, the channels made. */
 int learn_prepare(struct sandbox *sb);
 /* Supervisor, once pid 1 exists: the sandbox's ends closed here. */
-void learn_attach(struct sandbox *sb);
+int learn_attach(struct sandbox *sb);
 /* COMMAND's process, before its policy: the observer forked, which
  * takes on COMMAND's policy before it reads anything. */
 int learn_command(struct sandbox *sb);

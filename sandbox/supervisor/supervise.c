@@ -246,7 +246,8 @@ int stage_clone(struct sandbox *sb)
 	if (limits_attach(sb) < 0)
 		return -1;
 	report_started(sb);
-	learn_attach(sb);
+	if (learn_attach(sb) < 0)
+		return -1;
 	close_fd(&sb->log_pipe[1]);
 	close_fd(&sb->release_pipe[0]);
 	close_fd(&sb->control_pipe[0]);
