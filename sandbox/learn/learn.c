@@ -40,6 +40,8 @@
 #define TICK_NS 100000000L	/* the deadline's timer, while calls wait */
 #define SLOW_MAX 3		/* deadlines passed before calls wait no more */
 
+#define PID_CACHE 1024		/* host pid -> pid in the sandbox, direct-mapped */
+
 /* A call held until the observer has read its path. */
 struct pending {
 	uint32_t seq;		/* 0: a free slot */
@@ -69,6 +71,10 @@ struct learn_state {
 	bool watched;		/* a watched call reached the supervisor */
 	uint32_t next_seq;
 	struct pending pending[MAX_PENDING];
+	/* /proc/PID/status read once per thread: a host pid is reused only
+	 * once the kernel's pid counter wraps, and a wrong pid only makes
+	 * the observer read another process of the sandbox */
+	struct { pid_t host, inside; } pids[PID_CACHE];
 };
 
 static int learn_fail(struct sandbox *sb, const char *object, const char *why)
@@ -138,22 +144,24 @@ int learn_attach(struct sandbox *sb)
 
 /* ---- COMMAND's process: the observer ---- */
 
-/* In the observer: its two ends at 3 and 4, nothing else open but
- * /dev/null as 0, 1 and 2 (COMMAND's terminal is not its). */
-static int keep_only(int in, int out)
+/* In the observer: its ends at 3 (requests), 4 (records) and 5 (ready),
+ * nothing else open but /dev/null as 0, 1 and 2 (COMMAND's terminal is
+ * not its). */
+static int keep_only(int in, int out, int ready)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	if (dup2(in, 100) < 0 || dup2(out, 101) < 0 || dup2(100, 3) < 0 || dup2(101, 4) < 0)
+	if (dup2(in, 100) < 0 || dup2(out, 101) < 0 || dup2(ready, 102) < 0 ||
+	    dup2(100, 3) < 0 || dup2(101, 4) < 0 || dup2(102, 5) < 0)
 		return -1;
 	for (int fd = 0; fd < 3; fd++)
 		if (null >= 0 ? dup2(null, fd) < 0 : close(fd) < 0)
 			return -1;
-	return syscall(SYS_close_range, 5, ~0U, 0) < 0 ? -1 : 0;
+	return syscall(SYS_close_range, 6, ~0U, 0) < 0 ? -1 : 0;
 }
 
-static void run_observer(struct sandbox *sb) __attribute__((noreturn));
-static void run_observer(struct sandbox *sb)
+static void run_observer(struct sandbox *sb, int ready) __attribute__((noreturn));
+static void run_observer(struct sandbox *sb, int ready)
 {
 	struct learn_state *l = sb->learn;
 	char err[512];
@@ -162,29 +170,40 @@ static void run_observer(struct sandbox *sb)
 	 * a child of its own. */
 	if (fork() != 0)
 		_exit(0);
-	if (keep_only(l->req[0], l->rec[1]) < 0)
+	if (keep_only(l->req[0], l->rec[1], ready) < 0)
 		_exit(1);
+	prctl(PR_SET_NAME, "hutch-learn");
 	/* No stronger than COMMAND before it reads a byte of COMMAND's. */
 	if (policy_apply(sb->plan, sb->policy, err, sizeof(err)) < 0)
 		_exit(1);
+	(void)!write(5, "r", 1);
+	close(5);
 	learn_observer_run(3, 4);
 }
 
+/* COMMAND goes on once the observer runs (or failed: EOF). */
 int learn_command(struct sandbox *sb)
 {
 	struct learn_state *l = sb->learn;
+	int status, ready[2];
+	char c;
 	pid_t pid;
-	int status;
 
 	if (!l || sb->fallback)
 		return 0;
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return learn_fail(sb, "observer", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		return learn_fail(sb, "observer", strerror(errno));
 	if (pid == 0)
-		run_observer(sb);
+		run_observer(sb, ready[1]);
+	close(ready[1]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	while (read(ready[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(ready[0]);
 	close_fd(&l->req[0]);
 	close_fd(&l->rec[1]);
 	return 0;
@@ -226,6 +245,18 @@ static pid_t pid_inside(int listener, const struct seccomp_notif *req)
 		c = after;
 	}
 	return last > 0 && last <= INT_MAX ? (pid_t)last : 0;
+}
+
+static pid_t cached_pid_inside(struct learn_state *l, int listener,
+				const struct seccomp_notif *req)
+{
+	unsigned slot = req->pid % PID_CACHE;
+
+	if (l->pids[slot].host != (pid_t)req->pid || l->pids[slot].inside == 0) {
+		l->pids[slot].host = (pid_t)req->pid;
+		l->pids[slot].inside = pid_inside(listener, req);
+	}
+	return l->pids[slot].inside;
 }
 
 static void let_continue(struct learn_state *l, int listener, __u64 id)
@@ -306,8 +337,8 @@ static bool hold(struct learn_state *l, int listener, const struct seccomp_notif
 /* The policy allows these calls: letting one go on decides nothing the
  * filter would not have.  The supervisor never reads the caller's
  * memory, only the kernel's fields, and never waits on the observer: the
- * call waits (until the observer's ack or the deadline), the loop does
- * not. */
+ * call waits (until the observer has read its path and acks, or the
+ * deadline passes), the loop does not. */
 bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *req)
 {
 	struct learn_state *l = sb->learn;
@@ -318,7 +349,7 @@ bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *
 	    !learn_observer_knows(req->data.nr))
 		return false;
 	l->watched = true;
-	rq.pid = (uint32_t)pid_inside(listener, req);
+	rq.pid = (uint32_t)cached_pid_inside(l, listener, req);
 	if (rq.pid == 0 || l->req[1] < 0) {
 		let_continue(l, listener, req->id);
 		return true;

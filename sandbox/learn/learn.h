@@ -3,9 +3,10 @@
  *
  * Who reads what, with what rights:
  *  - the seccomp filter notifies the path calls (seccomp_learn_calls)
- *    too; the supervisor lets each continue at once and hands the
- *    observer a fixed-size request it made from the kernel's fields
- *    (the pid in the sandbox, the call, its arguments);
+ *    too; the supervisor holds each and hands the observer a fixed-size
+ *    request it made from the kernel's fields (the pid in the sandbox,
+ *    the call, its arguments), and lets the call continue once the
+ *    observer acks that it read the path, or at a deadline;
  *  - the observer, a process in the sandbox with COMMAND's view and no
  *    more than COMMAND's rights, reads the path from the caller's
  *    memory, looks at it in the sandbox's file system and sends back a

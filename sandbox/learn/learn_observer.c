@@ -9,11 +9,14 @@
  * the observer it could do by itself.  The observer is not dumpable, so
  * COMMAND cannot write into it through ptrace or /proc/PID/mem either.
  *
- * The call waits while the observer reads its path (it acks each
- * request), but never longer than the supervisor's deadline: a path read
- * after the call went on may be learned wrong, which only makes a line
- * the user reviews, checked like any other.  A forged ack only lets an
- * allowed call go on early. */
+ * The call waits until the observer has read its path from the caller's
+ * memory (it acks then, before looking at the path), never longer than
+ * the supervisor's deadline: a path the caller frees once the call
+ * returns is still there to read, and COMMAND's end cannot kill the
+ * observer with paths unread.  A path read after a deadline let the
+ * call go on may be learned wrong, which only makes a line the user
+ * reviews, checked like any other.  A forged ack only lets an allowed
+ * call go on early. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,8 @@
 
 #include "learn_observer.h"
 #include "learn_record.h"
+
+#define MEM_CACHE 64	/* callers' /proc/PID/mem kept open */
 
 enum intent {
 	INTENT_LOOKUP,	/* read, stat, access, readlink, chdir */
@@ -272,21 +277,50 @@ static void send_record(int out, enum learn_kind kind, pid_t pid, const char *pa
 		(void)send(out, &rec, n, MSG_NOSIGNAL);
 }
 
-static void observe_one(const struct call_shape *s, const struct learn_request *rq, int out)
+static void send_ack(int out, uint32_t seq)
+{
+	struct learn_ack ack = { LEARN_ACK_MAGIC, seq };
+
+	if (seq)
+		(void)send(out, &ack, sizeof(ack), MSG_NOSIGNAL);
+}
+
+/* The caller's memory, its fd kept for the next call of the same pid
+ * (reopened when it fails: the process exec'd, or the pid is another's). */
+struct mem_cache {
+	pid_t pid[MEM_CACHE];
+	int fd[MEM_CACHE];
+};
+
+static int mem_of(struct mem_cache *c, pid_t pid, bool fresh)
+{
+	unsigned slot = (unsigned)pid % MEM_CACHE;
+	char name[32];
+
+	if (c->pid[slot] == pid && c->fd[slot] >= 0 && !fresh)
+		return c->fd[slot];
+	if (c->fd[slot] >= 0)
+		close(c->fd[slot]);
+	snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
+	c->pid[slot] = pid;
+	c->fd[slot] = open(name, O_RDONLY | O_CLOEXEC);
+	return c->fd[slot];	/* < 0: gone, or not ours to read (not dumpable) */
+}
+
+static void observe_one(struct mem_cache *c, const struct call_shape *s,
+			const struct learn_request *rq, int out)
 {
 	pid_t pid = (pid_t)rq->pid;
-	char name[32], path[LEARN_PATH_MAX], where[LEARN_PATH_MAX];
-	int mem, flags;
+	char path[LEARN_PATH_MAX], where[LEARN_PATH_MAX];
+	int mem = mem_of(c, pid, false), flags = 0;
 	enum learn_kind kind;
-	bool known;
+	bool known = mem >= 0 && call_path(pid, mem, s, rq, path, sizeof(path));
 
-	snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
-	mem = open(name, O_RDONLY | O_CLOEXEC);
-	if (mem < 0)
-		return;	/* gone, or not ours to read (not dumpable) */
-	known = call_path(pid, mem, s, rq, path, sizeof(path));
-	flags = known ? open_flags(mem, s, rq) : 0;
-	close(mem);
+	if (!known && mem >= 0 && (mem = mem_of(c, pid, true)) >= 0)
+		known = call_path(pid, mem, s, rq, path, sizeof(path));
+	if (known)
+		flags = open_flags(mem, s, rq);
+	send_ack(out, rq->seq);	/* read: the call may go on */
 	if (!known || ignored(path))
 		return;
 	kind = judge(s, flags, path, where, sizeof(where));
@@ -294,15 +328,33 @@ static void observe_one(const struct call_shape *s, const struct learn_request *
 		send_record(out, kind, pid, where);
 }
 
-static void observe(const struct learn_request *rq, int out)
+/* The first shape of the call only holds the ack (a rename's second
+ * path is read before it too). */
+static void observe(struct mem_cache *c, struct learn_request *rq, int out)
 {
-	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
-		if (shapes[i].nr == rq->nr)
-			observe_one(&shapes[i], rq, out);
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		if (shapes[i].nr != rq->nr)
+			continue;
+		if (i + 1 < sizeof(shapes) / sizeof(shapes[0]) && shapes[i + 1].nr == rq->nr) {
+			struct learn_request first = *rq;
+
+			first.seq = 0;	/* the second one acks */
+			observe_one(c, &shapes[i], &first, out);
+		} else {
+			observe_one(c, &shapes[i], rq, out);
+		}
+		any = true;
+	}
+	if (!any)
+		send_ack(out, rq->seq);
 }
 
 bool learn_observer_knows(long nr)
 {
+	if (nr == SYS_exit_group)
+		return true;	/* a barrier: acked once all before it are done */
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		if (shapes[i].nr == nr)
 			return true;
@@ -312,11 +364,16 @@ bool learn_observer_knows(long nr)
 void learn_observer_run(int in, int out)
 {
 	struct learn_request rq;
+	struct mem_cache cache;
+
+	for (int i = 0; i < MEM_CACHE; i++) {
+		cache.pid[i] = 0;
+		cache.fd[i] = -1;
+	}
 
 	/* Out of COMMAND's session and process group: no signal from the
 	 * terminal, and COMMAND cannot write into it (not dumpable). */
 	setsid();
-	prctl(PR_SET_NAME, "hutch-learn");
 	prctl(PR_SET_DUMPABLE, 0);
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
@@ -326,12 +383,7 @@ void learn_observer_run(int in, int out)
 			continue;
 		if (n != (ssize_t)sizeof(rq))
 			break;	/* EOF: the supervisor is done */
-		observe(&rq, out);
-		if (rq.seq) {
-			struct learn_ack ack = { LEARN_ACK_MAGIC, rq.seq };
-
-			(void)send(out, &ack, sizeof(ack), MSG_NOSIGNAL);
-		}
+		observe(&cache, &rq, out);
 	}
 	_exit(0);
 }

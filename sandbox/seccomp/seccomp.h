@@ -139,8 +139,9 @@ enum seccomp_variant {
 };
 
 /* The calls --learn's filter notifies where the policy allows them: the
- * calls that look a path up, open, execute, create or remove it. */
-#define SECCOMP_N_LEARN 24
+ * calls that look a path up, open, execute, create or remove it, and
+ * exit_group (the observer catches up before a process ends). */
+#define SECCOMP_N_LEARN 25
 extern const char *const seccomp_learn_calls[SECCOMP_N_LEARN];
 
 struct sock_filter;

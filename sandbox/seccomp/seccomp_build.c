@@ -395,7 +395,7 @@ const char *const seccomp_learn_calls[SECCOMP_N_LEARN] = {
 	"open", "creat", "openat", "openat2", "stat", "lstat", "newfstatat", "statx",
 	"access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve", "execveat",
 	"mkdir", "mkdirat", "unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2",
-	"chdir",
+	"chdir", "exit_group",
 };
 
 /* --learn's calls, notified where the policy allows them (the supervisor
