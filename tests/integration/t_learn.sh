@@ -113,6 +113,14 @@ check_write_read_only_tree() {
 		"$(cat "$file")" "touch's directory"
 	in_project env HOME="$LH" "$H" --profile "$file" -- touch sub/new
 	[ -f "$T/work/proj/sub/new" ] || fail "the second run's touch left no file"
+	# a hook planted in .git: never proposed writable, only as a comment
+	mkdir -p "$T/work/proj/.git/hooks"
+	chmod -R a+rwX "$T/work/proj/.git"
+	file=$(learn_out hooks.profile)
+	learn_run "$file" "$LH" -- sh -c 'echo evil > .git/hooks/pre-commit' >/dev/null 2>&1 || true
+	assert_match "^# not proposed \(git runs hooks and configuration from \.git\): bind $T/work/proj/\.git/hooks " \
+		"$(cat "$file")" "the hooks directory, only as a comment with the reason"
+	assert_safe "$file"
 }
 test_learn_write_read_only_tree() { for_each_caller check_write_read_only_tree; }
 
@@ -173,3 +181,23 @@ check_observer_only_when_asked() {
 	assert_no_match "^(ro-bind-try|bind) " "$(cat "$file")" "nothing it lacked"
 }
 test_learn_observer_only_when_asked() { for_each_caller check_observer_only_when_asked; }
+
+# Under the Landlock fallback nothing is observed, and FILE says so
+# (Docker's refusal of user namespaces, as t_fallback.sh simulates it).
+check_fallback_says_so() {
+	local file rc=0
+	learn_project
+	learn_home
+	file=$(learn_out fallback.profile)
+	in_project env HOME="$LH" "$T/fbtool" docker "$H" --learn "$file" -- true 2>"$T/err" || rc=$?
+	[ "$rc" != 125 ] || skip "no Landlock fallback here: $(cat "$T/err")"
+	assert_eq 0 "$rc" "COMMAND's status under the fallback"
+	assert_match "^# Under the Landlock fallback hutch sees no file or network refusal" \
+		"$(cat "$file")" "FILE says what the fallback cannot see"
+}
+test_learn_fallback_says_so() {
+	gcc -O2 -o "$T/fbtool" "$INTEGRATION_DIR/tool_fallback_util.c" -lseccomp 2>/dev/null ||
+		skip "cannot build tool_fallback_util.c (gcc, libseccomp-dev)"
+	chmod 0755 "$T/fbtool"
+	for_each_caller check_fallback_says_so
+}
