@@ -267,7 +267,7 @@ static void let_continue(struct learn_state *l, int listener, __u64 id)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, l->resp);
 }
 
-static struct pending *free_slot_of(struct learn_state *l, uint32_t seq)
+static struct pending *slot_of(struct learn_state *l, uint32_t seq)
 {
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (l->pending[i].seq == seq)
@@ -360,7 +360,7 @@ bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *
 	if (write(l->req[1], &rq, sizeof(rq)) != (ssize_t)sizeof(rq)) {
 		l->dropped++;	/* the observer is behind */
 		if (held)
-			release(l, free_slot_of(l, rq.seq));
+			release(l, slot_of(l, rq.seq));
 		else
 			let_continue(l, listener, req->id);
 		return true;
@@ -374,7 +374,7 @@ bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *
  * allowed call go on early). */
 static void on_ack(struct learn_state *l, uint32_t seq)
 {
-	struct pending *slot = seq ? free_slot_of(l, seq) : NULL;
+	struct pending *slot = seq ? slot_of(l, seq) : NULL;
 
 	if (slot)
 		release(l, slot);
@@ -586,7 +586,8 @@ static char host_type(const char *path)
 	free(real);
 	if (!same)
 		return LEARN_HOST_LINK;
-	if (S_ISSOCK(st.st_mode))
+	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+	    S_ISBLK(st.st_mode))
 		return LEARN_HOST_SOCKET;
 	return S_ISDIR(st.st_mode) ? LEARN_HOST_DIR : LEARN_HOST_FILE;
 }

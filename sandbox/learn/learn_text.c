@@ -58,6 +58,9 @@ static const struct secret secrets[] = {
 	{ true, ".Xauthority", "the X server's key", false },
 	{ true, ".bash_history", "commands typed, passwords among them", false },
 	{ true, ".zsh_history", "commands typed, passwords among them", false },
+	{ false, "/proc", "the sandbox has its own", false },
+	{ false, "/sys", "the sandbox has its own", false },
+	{ false, "/dev", "the sandbox has its own", false },
 	{ false, "/etc/shadow", "password hashes", false },
 	{ false, "/etc/gshadow", "password hashes", false },
 	{ false, "/etc/ssh", "the host's ssh keys", false },
@@ -329,7 +332,7 @@ static size_t print_line(const struct learn_facts *f, const struct line *l, FILE
 	else
 		why = learn_secret_reason(l->path, f->home);
 	if (!why && host == LEARN_HOST_SOCKET)
-		why = "a socket of a server on the host: the sandbox would talk to it";
+		why = "a socket, FIFO or device of the host: the sandbox would talk to what is behind it";
 	if (!why && host == LEARN_HOST_LINK)
 		why = "the host reaches it through a symbolic link: bind its target if you mean it";
 	if (why) {

@@ -17,7 +17,7 @@ enum learn_host {
 	LEARN_HOST_DIR = 'd',		/* a directory, its path canonical */
 	LEARN_HOST_FILE = 'f',		/* anything else, its path canonical */
 	LEARN_HOST_LINK = 'l',		/* there, but through a symbolic link */
-	LEARN_HOST_SOCKET = 's',	/* a unix socket: a server's on the host */
+	LEARN_HOST_SOCKET = 's',	/* a socket, FIFO or device: a channel to the host */
 };
 
 /* One path learned: what happened there how often, first by whom. */

@@ -279,6 +279,9 @@ START_TEST(test_unwritable_reasons)
 	ck_assert_ptr_null(learn_secret_reason("/tmp/proj", "/home/u"));
 	ck_assert_ptr_nonnull(learn_secret_reason("/tmp", "/home/u"));
 	ck_assert_ptr_nonnull(learn_secret_reason("/tmp/tmux-1000/default", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/dev/sda", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/proc/1/root", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/run/docker.sock", "/home/u"));
 }
 END_TEST
 
