@@ -201,3 +201,17 @@ test_learn_fallback_says_so() {
 	chmod 0755 "$T/fbtool"
 	for_each_caller check_fallback_says_so
 }
+
+# A limit that ended COMMAND is proposed doubled: --timeout 1 stops a
+# command of 1.5 s; the learned profile's timeout 2 lets it finish.
+check_timeout_doubled() {
+	local file rc=0
+	learn_project
+	learn_home
+	file=$(learn_out timeout.profile)
+	learn_run "$file" "$LH" --timeout 1 -- sleep 1.5 2>/dev/null || rc=$?
+	assert_eq 124 "$rc" "stopped by the timeout"
+	assert_match "^timeout 2 +# COMMAND was stopped after 1s$" "$(cat "$file")" "the timeout, doubled"
+	in_project env HOME="$LH" "$H" --profile "$file" -- sleep 1.5
+}
+test_learn_timeout_doubled() { for_each_caller check_timeout_doubled; }
