@@ -54,7 +54,7 @@ bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *
 void learn_refused_call(struct sandbox *sb, const struct seccomp_notif *req,
 			const char *source);
 /* Supervisor: the proxy refused a request for HOST (NULL: none was
- * read) and PORT. */
+ * read) and PORT, or the sandbox's resolver a name (PORT 0). */
 void learn_refused_net(struct sandbox *sb, const char *host, int port);
 
 #endif

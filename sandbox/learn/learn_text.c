@@ -405,19 +405,34 @@ static void call_lines(const struct learn_facts *f, FILE *out)
 	}
 }
 
+/* Is HOST asked for with a port too (its name-only line is not needed)? */
+static bool asked_with_port(const struct learn_facts *f, const char *host)
+{
+	for (size_t i = 0; i < f->n_nets; i++)
+		if (f->nets[i].port > 0 && strcmp(f->nets[i].host, host) == 0)
+			return true;
+	return false;
+}
+
 static size_t net_lines(const struct learn_facts *f, FILE *out)
 {
 	size_t proposed = 0;
 
 	if (f->n_nets)
-		fprintf(out, "\n# refused by the network proxy\n");
+		fprintf(out, "\n# refused by the network proxy or the sandbox's resolver\n");
 	for (size_t i = 0; i < f->n_nets; i++) {
 		const struct learn_net *n = &f->nets[i];
 
-		if (!learn_host_valid(n->host) || n->port <= 0 || n->port > 65535)
+		if (!learn_host_valid(n->host) || n->port < 0 || n->port > 65535)
 			continue;
-		fprintf(out, "allow-net %s:%d    # asked %llu %s\n", n->host, n->port, n->count,
-			times(n->count));
+		if (n->port > 0)
+			fprintf(out, "allow-net %s:%d    # asked %llu %s\n", n->host, n->port,
+				n->count, times(n->count));
+		else if (!asked_with_port(f, n->host))
+			fprintf(out, "allow-net %s    # looked up %llu %s (the port is not known: "
+				"443, allow-net's default)\n", n->host, n->count, times(n->count));
+		else
+			continue;
 		proposed++;
 	}
 	return proposed;

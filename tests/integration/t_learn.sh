@@ -159,6 +159,15 @@ check_curl_refused() {
 	out=$(in_project env HOME="$LH" "$H" --profile "$file" -- \
 		curl -sS --noproxy "" "http://localhost:$HTTP_PORT/hello")
 	assert_eq "hello from port $HTTP_PORT" "$out" "the second run reaches it"
+	# a name the sandbox's resolver refused: the name, as asked
+	file=$(learn_out dns.profile)
+	learn_run "$file" "$LH" --allow-net "localhost:$ECHO_PORT" -- python3 -c '
+import socket
+try: socket.getaddrinfo("learned.example.org", 443)
+except OSError: pass' 2>/dev/null
+	assert_match "^allow-net learned\.example\.org +# looked up [0-9]+ times?" "$(cat "$file")" \
+		"the name looked up"
+	assert_safe "$file"
 }
 test_learn_curl_refused() {
 	command -v curl >/dev/null || skip "no curl"

@@ -239,13 +239,17 @@ START_TEST(test_profile_calls_commented_nets_exact)
 		{ .host = "example.org", .port = 443, .count = 3 },
 		{ .host = "*.example.org", .port = 443, .count = 1 },
 		{ .host = "0.0.0.0", .port = 80, .count = 1 },
+		{ .host = "example.org", .port = 0, .count = 1 },
+		{ .host = "pypi.org", .port = 0, .count = 2 },
 	};
 	struct learn_facts f = { .includes = includes, .n_includes = 1, .calls = c, .n_calls = 2,
-				 .nets = n, .n_nets = 3 };
+				 .nets = n, .n_nets = 5 };
 	size_t proposed;
 	char *text = profile_of(&f, &proposed);
 
-	ck_assert_uint_eq(proposed, 1);
+	ck_assert_uint_eq(proposed, 2);
+	ck_assert_ptr_nonnull(strstr(text, "\nallow-net pypi.org    # looked up 2 times"));
+	ck_assert_ptr_null(strstr(text, "\nallow-net example.org    #"));
 	ck_assert_ptr_nonnull(strstr(text, "\n# seccomp-allow bpf    # python3 was refused it 2 times (default:46)\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\n# allow-nested    # bwrap was refused mount"));
 	ck_assert_ptr_nonnull(strstr(text, "\nallow-net example.org:443    # asked 3 times\n"));
