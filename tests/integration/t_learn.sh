@@ -224,3 +224,24 @@ check_timeout_doubled() {
 	in_project env HOME="$LH" "$H" --profile "$file" -- sleep 1.5
 }
 test_learn_timeout_doubled() { for_each_caller check_timeout_doubled; }
+
+# With --pty (on the outer terminal of t_pty.sh's harness): the same
+# learning, COMMAND on a terminal of its own.
+check_pty() {
+	local file
+	learn_home
+	printf '[user]\n\tname = On A Pty\n' > "$LH/.gitconfig"
+	chown "$(caller_uid):$(caller_uid)" "$LH/.gitconfig"
+	file=$(learn_out pty.profile)
+	$AS "$T/ptyharness" exit:1 -- env HOME="$LH" "$H" --pty --learn "$file" -- \
+		cat "$LH/.gitconfig" || fail "cat on --pty with --learn"
+	assert_match "^ro-bind-try $LH/\.gitconfig $LH/\.gitconfig +# cat read it 1 time$" \
+		"$(cat "$file")" "learned on a pty"
+	$AS "$T/ptyharness" expect:'On A Pty' exit:0 -- env HOME="$LH" "$H" --pty \
+		--profile "$file" -- cat "$LH/.gitconfig" || fail "the second run on a pty"
+}
+test_learn_pty() {
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/ptyharness" \
+		"$INTEGRATION_DIR/tool_ptyharness.c" || fail "cannot build tool_ptyharness.c"
+	for_each_caller check_pty
+}
