@@ -69,6 +69,7 @@ struct learn_state {
 	bool waiting;		/* calls wait for the observer (until it is gone or slow) */
 	unsigned slow;		/* deadlines passed */
 	bool watched;		/* a watched call reached the supervisor */
+	bool acked;		/* the observer answered one */
 	uint32_t next_seq;
 	struct pending pending[MAX_PENDING];
 	/* /proc/PID/status read once per thread: a host pid is reused only
@@ -172,10 +173,16 @@ static void run_observer(struct sandbox *sb, int ready)
 		_exit(0);
 	if (keep_only(l->req[0], l->rec[1], ready) < 0)
 		_exit(1);
+	/* Out of COMMAND's session and process group (no signal from the
+	 * terminal), and not dumpable: COMMAND cannot ptrace it or write
+	 * into its memory.  Before the policy, which may refuse these. */
+	setsid();
 	prctl(PR_SET_NAME, "hutch-learn");
+	prctl(PR_SET_DUMPABLE, 0);
 	/* No stronger than COMMAND before it reads a byte of COMMAND's. */
 	if (policy_apply(sb->plan, sb->policy, err, sizeof(err)) < 0)
 		_exit(1);
+	prctl(PR_SET_DUMPABLE, 0);	/* again, should the policy's capabilities have reset it */
 	(void)!write(5, "r", 1);
 	close(5);
 	learn_observer_run(3, 4);
@@ -457,6 +464,7 @@ static bool take_records(struct sandbox *sb, int max)
 			memcpy(&ack, raw, sizeof(ack));
 			if (ack.magic == LEARN_ACK_MAGIC)
 				on_ack(l, ack.seq);
+			l->acked |= ack.magic == LEARN_ACK_MAGIC;
 			continue;
 		}
 		if (learn_record_check(raw, (size_t)n, &ev))
@@ -748,6 +756,9 @@ static void write_file(struct sandbox *sb)
 		fprintf(mem, "\n# hutch saw no file access: without a seccomp filter "
 			"(--seccomp-policy none), or inside a sandbox that holds the only "
 			"listener, --learn sees no path.\n");
+	else if (!l->acked && sb->run.exec_seen)
+		fprintf(mem, "\n# hutch's observer saw no path: it reads them through the "
+			"sandbox's /proc, which this profile may not mount (proc /proc).\n");
 	errno = 0;
 	if (fclose(mem) != 0 || !write_out(l, sb->plan->learn_path, text, len))
 		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path, errno == EEXIST ?

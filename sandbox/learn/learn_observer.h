@@ -8,7 +8,9 @@
  * only those)? */
 bool learn_observer_knows(long nr);
 
-/* The observer's loop: requests from IN, records to OUT, until IN ends. */
+/* The observer's loop: requests from IN, records to OUT, until IN ends.
+ * It makes only calls every shipped policy allows (read, write, openat
+ * read-only, pread64, readlink, lstat, access). */
 void learn_observer_run(int in, int out) __attribute__((noreturn));
 
 #endif

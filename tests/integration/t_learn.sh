@@ -245,3 +245,26 @@ test_learn_pty() {
 		"$INTEGRATION_DIR/tool_ptyharness.c" || fail "cannot build tool_ptyharness.c"
 	for_each_caller check_pty
 }
+
+# Under the strict policy (desktop-helper) the observer still reports:
+# it makes only calls that policy allows.  Without /proc (the profile
+# system) it can read no path, and FILE says so.
+check_other_profiles() {
+	local file out
+	learn_project
+	learn_home
+	printf 'strict\n' > "$LH/note.txt"
+	chown "$(caller_uid):$(caller_uid)" "$LH/note.txt"
+	file=$(learn_out strict.profile)
+	learn_run "$file" "$LH" --profile desktop-helper -- cat "$LH/note.txt" >/dev/null 2>&1 || true
+	assert_match "^include desktop-helper$" "$(cat "$file")" "the profile used"
+	assert_match "^ro-bind-try $LH/note\.txt $LH/note\.txt +# cat read it 1 time$" \
+		"$(cat "$file")" "learned under the strict policy"
+	out=$(in_project env HOME="$LH" "$H" --profile "$file" -- cat "$LH/note.txt" 2>/dev/null)
+	assert_eq strict "$out" "the second run"
+	file=$(learn_out system.profile)
+	learn_run "$file" "$LH" --profile system -- cat "$LH/note.txt" >/dev/null 2>&1 || true
+	assert_match "^# hutch's observer saw no path: it reads them through the sandbox's /proc" \
+		"$(cat "$file")" "no /proc: said"
+}
+test_learn_other_profiles() { for_each_caller check_other_profiles; }
