@@ -108,6 +108,18 @@ static int alloc_response(struct sandbox *sb, struct learn_state *l)
 	return l->resp ? 0 : learn_fail(sb, "notification", strerror(ENOMEM));
 }
 
+/* FILE must not be a profile the run uses: it would include itself. */
+static bool is_a_profile_used(const struct plan *plan, const char *path)
+{
+	char *real = realpath(path, NULL);
+	bool used = false;
+
+	for (size_t i = 0; real && i < plan->n_profiles_used; i++)
+		used |= strcmp(real, plan->profiles_used[i]) == 0;
+	free(real);
+	return used;
+}
+
 int learn_prepare(struct sandbox *sb)
 {
 	const char *path = sb->plan->learn_path, *why = NULL;
@@ -115,6 +127,9 @@ int learn_prepare(struct sandbox *sb)
 
 	if (!path || sb->plan->mode != MODE_HUTCH)
 		return 0;
+	if (is_a_profile_used(sb->plan, path))
+		return learn_fail(sb, path, "a profile this run uses: write what is learned to "
+				  "another file (it includes this one)");
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return learn_fail(sb, path, strerror(ENOMEM));

@@ -268,3 +268,19 @@ check_other_profiles() {
 		"$(cat "$file")" "no /proc: said"
 }
 test_learn_other_profiles() { for_each_caller check_other_profiles; }
+
+# FILE may not be the profile the run uses (it would include itself):
+# refused before anything runs, the profile left as it was.
+check_not_its_own_profile() {
+	local file rc=0 err
+	learn_project
+	learn_home
+	file=$(learn_out own.profile)
+	printf 'include default\n' > "$file"
+	chown "$(caller_uid):$(caller_uid)" "$file"
+	err=$(in_project env HOME="$LH" "$H" --profile "$file" --learn "$file" -- true 2>&1) || rc=$?
+	assert_eq 125 "$rc" "refused"
+	assert_match "^hutch: learn: $file: a profile this run uses" "$err" "the reason"
+	assert_eq "include default" "$(cat "$file")" "the profile untouched"
+}
+test_learn_not_its_own_profile() { for_each_caller check_not_its_own_profile; }
