@@ -43,7 +43,8 @@ enum intent {
 };
 
 /* Which arguments of a call are what: DIRFD's index (-1: none, the cwd),
- * PATH's, FLAGS' (-1: none; openat2: its struct's first field). */
+ * PATH's, FLAGS' (-1: none; -2: openat2's, its struct's first field;
+ * -3: creat's, O_CREAT|O_WRONLY|O_TRUNC). */
 struct call_shape {
 	long nr;
 	enum intent intent;
@@ -55,7 +56,7 @@ static const struct call_shape shapes[] = {
 	{ SYS_open, INTENT_OPEN, -1, 0, 1 },
 #endif
 #ifdef SYS_creat
-	{ SYS_creat, INTENT_MAKE, -1, 0, -1 },
+	{ SYS_creat, INTENT_OPEN, -1, 0, -3 },
 #endif
 	{ SYS_openat, INTENT_OPEN, 0, 1, 2 },
 #ifdef SYS_openat2
@@ -178,6 +179,8 @@ static int open_flags(int mem, const struct call_shape *s, const struct learn_re
 
 	if (s->flags >= 0)
 		return (int)rq->args[s->flags];
+	if (s->flags == -3)
+		return O_CREAT | O_WRONLY | O_TRUNC;
 	if (s->flags == -2 && pread(mem, &how_flags, sizeof(how_flags), (off_t)rq->args[2]) ==
 	    (ssize_t)sizeof(how_flags))
 		return (int)how_flags;
@@ -224,6 +227,9 @@ static enum learn_kind judge(const struct call_shape *s, int flags, const char *
 		return read_only(path) ? LEARN_WRITE : 0;
 	if (s->intent == INTENT_OPEN && !(flags & O_CREAT))
 		return LEARN_READ;
+	/* made where something is (mkdir -p, EEXIST): nothing refused */
+	if (s->intent == INTENT_MAKE && !missing(path))
+		return 0;
 	/* made or removed: its directory is what must be writable */
 	parent_of(path, dir, sizeof(dir));
 	snprintf(where, len, "%s", dir);

@@ -5,8 +5,9 @@
  *    below) is proposed readable only as a comment with the reason, and
  *    never writable;
  *  - what the persistence guard protects (plan/guard.c), a .git
- *    directory, / and $HOME (or a directory holding it) are never
- *    proposed writable; / and $HOME are never proposed whole at all;
+ *    directory, the host's system (/usr, /etc, /var...), / and $HOME (or
+ *    a directory holding it) are never proposed writable; / and $HOME
+ *    are never proposed whole at all;
  *  - a path the host reaches through a symbolic link is proposed only
  *    as a comment: its target is not what the line names (a checkout
  *    could hold data -> ~/.ssh);
@@ -127,6 +128,21 @@ static bool in_git_dir(const char *path)
 	return c && (c[5] == '\0' || c[5] == '/');
 }
 
+/* The host's system: what runs outside the sandbox, its configuration,
+ * its services' state.  Never proposed writable, whatever asked. */
+static const char *const system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/boot",
+	"/opt", "/srv", "/var", "/snap", "/nix",
+};
+
+static bool in_system(const char *path)
+{
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (path_within(path, system_dirs[i]))
+			return true;
+	return false;
+}
+
 const char *learn_unwritable_reason(const char *path, const char *home)
 {
 	const char *why;
@@ -139,6 +155,8 @@ const char *learn_unwritable_reason(const char *path, const char *home)
 		return why;
 	if (in_git_dir(path))
 		return "git runs hooks and configuration from .git";
+	if (in_system(path))
+		return "the host's system: what it holds runs or configures things outside the sandbox";
 	return NULL;
 }
 

@@ -280,6 +280,9 @@ START_TEST(test_unwritable_reasons)
 	ck_assert_ptr_nonnull(learn_unwritable_reason("/home/u/.local", "/home/u"));
 	ck_assert_ptr_nonnull(learn_unwritable_reason("/home/u/.aws/credentials", "/home/u"));
 	ck_assert_ptr_null(learn_unwritable_reason("/home/u/src/proj", "/home/u"));
+	ck_assert_ptr_nonnull(learn_unwritable_reason("/usr/lib/python3/__pycache__", "/home/u"));
+	ck_assert_ptr_nonnull(learn_unwritable_reason("/etc", "/home/u"));
+	ck_assert_ptr_null(learn_unwritable_reason("/srcdir", "/home/u"));
 	ck_assert_ptr_null(learn_secret_reason("/tmp/proj", "/home/u"));
 	ck_assert_ptr_nonnull(learn_secret_reason("/tmp", "/home/u"));
 	ck_assert_ptr_nonnull(learn_secret_reason("/tmp/tmux-1000/default", "/home/u"));
