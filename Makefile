@@ -7,7 +7,7 @@
 #                 (user namespaces refused: the Landlock fallback; tests/container/check)
 # make demo       build, then run a short command in the default sandbox
 # make asan       the whole test suite on an AddressSanitizer + UBSan build
-# make bench      benchmarks against bwrap and unshare; the pty relay; the --allow-net proxy
+# make bench      benchmarks against bwrap and unshare; the pty relay; the --allow-net proxy; --learn
 # make fuzz       libFuzzer on the parsers, FUZZ_SECONDS (60) each
 # make valgrind   memcheck on the supervisor for a few launches
 # make check-vm   make demo, make check and rootless checks in a Debian qemu guest
@@ -306,6 +306,7 @@ bench: all
 	tests/bench/run
 	tests/bench/pty.sh ./hutch 3
 	tests/bench/net.sh ./hutch 3
+	tests/bench/learn.sh ./hutch 1
 
 # valgrind 3.19 lacks the new mount API and seccomp(): set-up inside the
 # sandbox fails there, so this covers the supervisor and its failure paths.

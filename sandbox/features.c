@@ -14,6 +14,7 @@
 #include "child/child.h"
 #include "fallback/fallback.h"
 #include "feature/feature.h"
+#include "learn/learn.h"
 #include "limits/limits.h"
 #include "loop/loop.h"
 #include "mount/mount.h"
@@ -54,6 +55,9 @@ static const struct feature rows[] = {
 		      netproxy_start,  NULL,           netproxy_finish,  NULL },
 	{ "report",   report_prepare,  report_started, NULL,
 		      NULL,            NULL,           report_finish,    NULL },
+	/* after the proxy and the reports: their refusals counted */
+	{ "learn",    learn_prepare,   learn_attach,   NULL,
+		      learn_start,     NULL,           learn_finish,     NULL },
 	{ "protect",  protect_prepare, NULL,           NULL,
 		      NULL,            NULL,           protect_finish,   NULL },
 	{ "protocol", protocol_prepare, NULL,          NULL,

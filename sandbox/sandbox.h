@@ -80,6 +80,7 @@ struct sandbox {
 	struct pty_state *pty;	/* the --pty relay, or NULL */
 	struct limits_state *limits;	/* cgroup limits, or NULL */
 	struct report_state *report;	/* seccomp reports, or NULL */
+	struct learn_state *learn;	/* --learn, or NULL */
 	struct connect_broker *broker;	/* COMMAND's connect()s, or NULL */
 	struct netproxy_state *net;	/* the --allow-net proxy, or NULL */
 	struct protect_state *protect;	/* --protect's placeholders, or NULL */

@@ -27,6 +27,7 @@
 #include "mount/mount.h"
 #include "host/host.h"
 #include "net/net.h"
+#include "learn/learn.h"
 #include "seccomp/seccomp.h"
 #include "lib/lib.h"
 #include "loop/loop.h"
@@ -391,6 +392,8 @@ int stage_policy(struct sandbox *sb)
 	timing_mark(&sb->timing, TM_PRE_FILTER);
 	/* Before the filter: a strict policy refuses Landlock's calls. */
 	if (landlock_scope_apply(sb) < 0)
+		return -1;
+	if (learn_command(sb) < 0)
 		return -1;
 	/* The Landlock fallback's loop does not answer notifications. */
 	if (policy_apply_reporting(plan, sb->policy, sb->fallback ? NULL :

@@ -26,6 +26,7 @@
 #include "netproxy_decide.h"
 #include "plan/plan.h"
 #include "sandbox.h"
+#include "learn/learn.h"
 #include "lib/lib.h"
 
 void netdns_reset(struct dns_pending *q)
@@ -96,6 +97,7 @@ void netdns_on_ask(struct sandbox *sb, const struct proxy_ask *ask)
 	q->family = ask->qtype == DNS_TYPE_A ? AF_INET : AF_INET6;
 	q->rule = netrule_match_name(plan->net_rules, plan->n_net_rules, q->host);
 	if (!q->rule) {
+		learn_refused_net(sb, q->host, 0);
 		answer(sb, (int)ask->id, DNS_NXDOMAIN, NULL, 0);
 	} else if (netrule_is_localhost(q->rule)) {
 		answer_localhost(sb, (int)ask->id);

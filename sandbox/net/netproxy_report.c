@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "learn/learn.h"
 #include "lib/lib.h"
 #include "messages/messages.h"
 #include "netproxy_decide.h"
@@ -109,6 +110,8 @@ void netproxy_report(struct sandbox *sb, const struct proxy_record *r, const cha
 	size_t len = 0;
 	FILE *f;
 
+	if (strcmp(verdict, "refused") == 0)
+		learn_refused_net(sb, r->host, r->port);
 	if (!report_enabled(sb) || !(f = open_memstream(&line, &len)))
 		return;
 	begin_net_line(f, &w);

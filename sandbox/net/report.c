@@ -29,6 +29,7 @@
 #include "lib/lib.h"
 #include "messages/messages.h"
 #include "host/host.h"
+#include "learn/learn.h"
 #include "seccomp/seccomp.h"
 #include "report.h"
 #include "sandbox.h"
@@ -441,6 +442,8 @@ static int refusal_errno(struct sandbox *sb, int listener,
 
 	if (errnum == 0 && connect_broker_answer(sb, listener, req, &errnum, source))
 		return 0;
+	if (errnum == 0 && learn_answer(sb, listener, req))
+		return 0;
 	return errnum > 0 ? errnum : EPERM;
 }
 
@@ -474,6 +477,7 @@ static void answer_one(struct sandbox *sb)
 	if (r->refused++ == 0)
 		remember_first(r, &ev);
 	r->mount_refused |= refused_mount(&ev);
+	learn_refused_call(sb, r->req, ev.source);
 	if (line)
 		write_line(sb, &ev);
 }

@@ -110,6 +110,7 @@ static const struct opt_spec specs[] = {
 	{ "timing", 1, "FORMAT", HUTCH | NOPROF | OPTARG, opt_timing, "After the run, print on stderr where the launch spent its time (FORMAT text or json)" },
 	{ "report", 1, "FILE", HUTCH | NOPROF, opt_report, "Write one JSON line per refused action to FILE" },
 	{ "report-fd", 1, "FD", HUTCH | NOPROF, opt_report_fd, "Write one JSON line per refused action to FD" },
+	{ "learn", 1, "FILE", HUTCH | NOPROF, opt_learn, "Record what COMMAND was refused or lacked and write FILE, a profile that allows it (hutch --profile FILE)" },
 	{ "seccomp-log", 0, NULL, HUTCH, opt_seccomp_log, "Also let the kernel log refused calls (SECCOMP_RET_LOG)" },
 	{ "rlimit", 1, "NAME=SOFT[:HARD]", HUTCH, opt_rlimit, "Set a resource limit of COMMAND (as, core, cpu, data, fsize, memlock, nofile, nproc, stack, ...; unlimited)" },
 	{ "pids", 1, "N", HUTCH, opt_pids, "At most N processes in the sandbox (RLIMIT_NPROC in its user namespace; pids.max with a cgroup); 0: no limit" },

@@ -264,6 +264,12 @@ int opt_report(struct apply_ctx *a)
 
 int opt_report_fd(struct apply_ctx *a) { return opt_set_fd(a, &a->plan->report_fd); }
 
+int opt_learn(struct apply_ctx *a)
+{
+	opt_replace_str(&a->plan->learn_path, a->rec->args[0]);
+	return 0;
+}
+
 int opt_fallback(struct apply_ctx *a)
 {
 	const char *arg = a->rec->args[0];

@@ -168,6 +168,7 @@ int opt_kill_after(struct apply_ctx *a);
 int opt_teardown_deadline(struct apply_ctx *a);
 int opt_report(struct apply_ctx *a);
 int opt_report_fd(struct apply_ctx *a);
+int opt_learn(struct apply_ctx *a);
 int opt_fallback(struct apply_ctx *a);
 int opt_allow_net(struct apply_ctx *a);
 

@@ -121,6 +121,17 @@ static void apply_before_bad_option(struct parse_ctx *p, const struct record_lis
 		snprintf(err, errlen, "%s", bad);
 }
 
+/* NAME as an include in another directory names it: a name as it is,
+ * a file by its absolute path (--learn's profile includes these). */
+static void note_profile_used(struct plan *plan, const char *name)
+{
+	char *real = strchr(name, '/') ? realpath(name, NULL) : NULL;
+
+	plan->profiles_used = xreallocarray(plan->profiles_used, plan->n_profiles_used + 1,
+					    sizeof(char *));
+	plan->profiles_used[plan->n_profiles_used++] = real ? real : xstrdup(name);
+}
+
 /* Profiles named on the command line apply first, in their order; in
  * hutch mode "default" applies when none is named. */
 static int apply_profiles(struct parse_ctx *p, const struct record_list *cl,
@@ -141,9 +152,13 @@ static int apply_profiles(struct parse_ctx *p, const struct record_list *cl,
 		named = true;
 		if (strcmp(rec->args[0], "none") != 0)
 			r = profile_record(plan, rec->args[0], envp, &prof, err, errlen);
+		if (r == 0 && strcmp(rec->args[0], "none") != 0)
+			note_profile_used(plan, rec->args[0]);
 	}
 	if (r == 0 && !named)
 		r = profile_record(plan, "default", envp, &prof, err, errlen);
+	if (r == 0 && !named)
+		note_profile_used(plan, "default");
 	if (r == 0)
 		r = apply_records(p, &prof, err, errlen);
 	cli_records_free(&prof);

@@ -193,6 +193,23 @@ static int check_op(const struct fs_op *op, const char *stage, const char *src,
 	return r;
 }
 
+const char *guard_path_reason(const char *path, const char *home)
+{
+	char prot[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(protected_paths) / sizeof(protected_paths[0]); i++) {
+		const struct protected_path *p = &protected_paths[i];
+
+		if (p->in_home && !home)
+			continue;
+		snprintf(prot, sizeof(prot), "%s%s%s", p->in_home ? home : "",
+			 p->in_home ? "/" : "", p->path);
+		if (overlaps(path, prot))
+			return p->why;
+	}
+	return NULL;
+}
+
 int guard_check(const struct plan *plan, const char *home, char *err, size_t errlen)
 {
 	if (plan->mode != MODE_HUTCH)

@@ -10,6 +10,11 @@
  * or the start-up files under HOME writable inside the sandbox. */
 int guard_check(const struct plan *plan, const char *home, char *err, size_t errlen);
 
+/* Why a writable PATH would break the guard (what runs from inside it,
+ * or from what it is inside of), by name only, nothing looked up; NULL
+ * when it would not.  HOME: the caller's, or NULL. */
+const char *guard_path_reason(const char *path, const char *home);
+
 /* Whether OP makes its host source writable inside the sandbox. */
 bool guard_op_writable(const struct fs_op *op);
 

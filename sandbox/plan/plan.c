@@ -152,6 +152,8 @@ void plan_free(struct plan *plan)
 	free(plan->exec_label);
 	free(plan->file_label);
 	free(plan->report_path);
+	free(plan->learn_path);
+	free_strv(plan->profiles_used, plan->n_profiles_used);
 	free(plan->timing_file);
 	free(plan->pids_origin);
 	for (size_t i = 0; i < plan->n_rlimits; i++)

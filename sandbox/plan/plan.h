@@ -173,6 +173,10 @@ struct plan {
 	char *report_path;
 	int report_fd;
 	bool seccomp_log;
+	/* --learn FILE: what COMMAND lacked, as a profile (learn/) */
+	char *learn_path;
+	char **profiles_used;	/* the profiles applied, as include names them */
+	size_t n_profiles_used;
 
 	/* network by allow-list: any --allow-net rule gives the sandbox a
 	 * network namespace of its own and hutch's proxy in it */

@@ -204,9 +204,10 @@ static int prepare_caps(const struct plan *plan, struct policy_ready *ready,
  * have to complement) runs with the plain filter, unreported. */
 static void prepare_reporting(const struct plan *plan, struct policy_ready *ready)
 {
+	enum seccomp_variant notify = plan->learn_path ? SECCOMP_NOTIFY_LEARN : SECCOMP_NOTIFY;
 	char ignored[256];
 
-	if (filter_program(plan, ready, SECCOMP_NOTIFY, &ready->notify, &ready->n_notify,
+	if (filter_program(plan, ready, notify, &ready->notify, &ready->n_notify,
 			   ignored, sizeof(ignored)) == 0 &&
 	    filter_program(plan, ready, SECCOMP_LATE, &ready->late, &ready->n_late,
 			   ignored, sizeof(ignored)) == 0)

@@ -33,8 +33,7 @@ struct seccomp_policy;
  *  - the seccomp filter, if the policy has one.
  * Returns 0, or -1 after writing one line "STAGE: OBJECT: reason" (STAGE is
  * "policy" or "seccomp") into ERR. */
-int policy_apply(const struct plan *plan, const struct policy_ready *ready,
-		 char *err, size_t errlen);
+/* (policy_apply: declared in seccomp.h, which --learn's observer uses.) */
 
 
 

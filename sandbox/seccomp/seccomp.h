@@ -46,6 +46,13 @@ int policy_apply_reporting(const struct plan *plan,
 
 void policy_ready_free(struct policy_ready *ready);
 
+/* COMMAND's process, just before execve: keyring, capabilities,
+ * no_new_privs and the plain filter (policy.h says more); also what
+ * --learn's observer takes on, to be no stronger than COMMAND.  0, or
+ * -1 after writing one line into ERR. */
+int policy_apply(const struct plan *plan, const struct policy_ready *ready,
+		 char *err, size_t errlen);
+
 /* The named policy with the command line's rules on top (for --explain).
  * Returns 0 and *OUT (seccomp_policy_free), or -1 after writing into ERR. */
 int policy_load(const struct plan *plan, struct seccomp_policy **out,
@@ -127,7 +134,15 @@ enum seccomp_variant {
 	SECCOMP_NOTIFY = 1,	/* refusals and the brokered calls are notifications;
 				   hand-over calls allowed */
 	SECCOMP_LATE = 2,	/* the policy's verdict on the hand-over calls only */
+	SECCOMP_NOTIFY_LEARN = 3,	/* NOTIFY, and the path calls --learn watches
+					   (seccomp_learn_calls) notified too */
 };
+
+/* The calls --learn's filter notifies where the policy allows them: the
+ * calls that look a path up, open, execute, create or remove it, and
+ * exit_group (the observer catches up before a process ends). */
+#define SECCOMP_N_LEARN 25
+extern const char *const seccomp_learn_calls[SECCOMP_N_LEARN];
 
 struct sock_filter;
 /* VARIANT of POL as kernel BPF built by libseccomp: *PROG (malloc'd) of

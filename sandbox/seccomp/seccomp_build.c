@@ -391,9 +391,30 @@ static int add_dgram_rules(scmp_filter_ctx ctx, const struct seccomp_policy *pol
 	return rc;
 }
 
+const char *const seccomp_learn_calls[SECCOMP_N_LEARN] = {
+	"open", "creat", "openat", "openat2", "stat", "lstat", "newfstatat", "statx",
+	"access", "faccessat", "faccessat2", "readlink", "readlinkat", "execve", "execveat",
+	"mkdir", "mkdirat", "unlink", "unlinkat", "rmdir", "rename", "renameat", "renameat2",
+	"chdir", "exit_group",
+};
+
+/* --learn's calls, notified where the policy allows them (the supervisor
+ * lets each continue at once: learn.c); a name this architecture lacks
+ * (open on aarch64) is skipped. */
+static int add_learn(struct seccomp_policy *copy, const struct seccomp_policy *pol,
+		     char *err, size_t errlen)
+{
+	for (size_t i = 0; i < SECCOMP_N_LEARN; i++)
+		if (seccomp_syscall_resolve_name(seccomp_learn_calls[i]) >= 0 &&
+		    !seccomp_policy_refuses(pol, seccomp_learn_calls[i]) &&
+		    append_notify(copy, seccomp_learn_calls[i], "--learn", err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
 /* NOTIFY: every refusal a notification, the hand-over calls allowed,
- * the connect broker's calls notified. */
-static struct seccomp_policy *notify_variant(const struct seccomp_policy *pol,
+ * the connect broker's calls notified; LEARN: --learn's calls too. */
+static struct seccomp_policy *notify_variant(const struct seccomp_policy *pol, bool learn,
 					     char *err, size_t errlen)
 {
 	struct seccomp_policy *copy = seccomp_policy_copy(pol, true);
@@ -409,7 +430,8 @@ static struct seccomp_policy *notify_variant(const struct seccomp_policy *pol,
 			seccomp_policy_free(copy);
 			return NULL;
 		}
-	if (add_brokered(copy, pol, err, errlen) < 0) {
+	if (add_brokered(copy, pol, err, errlen) < 0 ||
+	    (learn && add_learn(copy, pol, err, errlen) < 0)) {
 		seccomp_policy_free(copy);
 		return NULL;
 	}
@@ -446,13 +468,13 @@ int seccomp_policy_export(const struct seccomp_policy *pol, enum seccomp_variant
 		return export_policy(pol, prog, n, err, errlen);
 	if (variant == SECCOMP_LATE && seccomp_hand_over_allowed(pol))
 		return 0;
-	if (variant == SECCOMP_NOTIFY)
-		var = notify_variant(pol, err, errlen);
+	if (variant == SECCOMP_NOTIFY || variant == SECCOMP_NOTIFY_LEARN)
+		var = notify_variant(pol, variant == SECCOMP_NOTIFY_LEARN, err, errlen);
 	else if (!(var = seccomp_policy_only(pol, seccomp_hand_over_calls, SECCOMP_N_HAND_OVER)))
 		snprintf(err, errlen, "seccomp: filter: out of memory");
 	if (!var)
 		return -1;
-	if (variant == SECCOMP_NOTIFY)
+	if (variant == SECCOMP_NOTIFY || variant == SECCOMP_NOTIFY_LEARN)
 		rc = export_notify(pol, var, prog, n, err, errlen);
 	else
 		rc = export_policy(var, prog, n, err, errlen);

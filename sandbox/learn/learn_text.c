@@ -1,0 +1,515 @@
+/* --learn's profile, from what was learned (pure; see learn_text.h).
+ *
+ * Safe by default, whatever COMMAND asked for:
+ *  - a secret (keys, tokens, the host's service sockets: the table
+ *    below) is proposed readable only as a comment with the reason, and
+ *    never writable;
+ *  - what the persistence guard protects (plan/guard.c), a .git
+ *    directory, the host's system (/usr, /etc, /var...), / and $HOME (or
+ *    a directory holding it) are never proposed writable; / and $HOME
+ *    are never proposed whole at all;
+ *  - a path the host reaches through a symbolic link is proposed only
+ *    as a comment: its target is not what the line names (a checkout
+ *    could hold data -> ~/.ssh);
+ *  - files read under one directory become that directory only when it
+ *    holds no secret and is neither / nor $HOME nor above it;
+ *  - network rules name the host and port asked for, never a wildcard;
+ *  - a call the seccomp policy refused is proposed only commented out:
+ *    every rule of a shipped policy has its reason.
+ * Every path here passed learn_path_valid: nothing in it can quote,
+ * end a word or start a comment in the profile. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "learn_text.h"
+#include "lib/lib.h"
+#include "plan/plan.h"
+
+#define GROUP_MIN 3		/* files read under a directory that make it one line */
+
+struct secret {
+	bool in_home;
+	const char *path;
+	const char *why;
+	bool whole;		/* only the directory whole, not what is below */
+};
+
+static const struct secret secrets[] = {
+	{ true, ".ssh", "ssh keys and agent sockets", false },
+	{ true, ".gnupg", "gpg keys and the agent's sockets", false },
+	{ true, ".aws", "AWS credentials", false },
+	{ true, ".azure", "Azure credentials", false },
+	{ true, ".config/gcloud", "Google Cloud credentials", false },
+	{ true, ".kube", "Kubernetes credentials", false },
+	{ true, ".docker/config.json", "registry credentials", false },
+	{ true, ".netrc", "passwords for hosts", false },
+	{ true, ".git-credentials", "git's stored passwords", false },
+	{ true, ".config/gh", "GitHub tokens", false },
+	{ true, ".npmrc", "npm tokens", false },
+	{ true, ".pypirc", "PyPI tokens", false },
+	{ true, ".cargo/credentials", "crates.io tokens", false },
+	{ true, ".cargo/credentials.toml", "crates.io tokens", false },
+	{ true, ".vault-token", "a Vault token", false },
+	{ true, ".password-store", "passwords", false },
+	{ true, ".local/share/keyrings", "the desktop keyring", false },
+	{ true, ".mozilla", "browser cookies and passwords", false },
+	{ true, ".config/google-chrome", "browser cookies and passwords", false },
+	{ true, ".config/chromium", "browser cookies and passwords", false },
+	{ true, ".Xauthority", "the X server's key", false },
+	{ true, ".bash_history", "commands typed, passwords among them", false },
+	{ true, ".zsh_history", "commands typed, passwords among them", false },
+	{ false, "/proc", "the sandbox has its own", false },
+	{ false, "/sys", "the sandbox has its own", false },
+	{ false, "/dev", "the sandbox has its own", false },
+	{ false, "/etc/shadow", "password hashes", false },
+	{ false, "/etc/gshadow", "password hashes", false },
+	{ false, "/etc/ssh", "the host's ssh keys", false },
+	{ false, "/root", "root's home", false },
+	{ false, "/var/run/docker.sock", "docker's socket: root on the host", false },
+	{ false, "/run", "the sockets of the system's services (D-Bus, docker.sock)", false },
+	{ false, "/var/run", "the sockets of the system's services (D-Bus, docker.sock)", false },
+	{ false, "/tmp/.X11-unix", "the X servers' sockets", false },
+	{ false, "/tmp", "the sockets of programs outside the sandbox (tmux, X11, ssh-agent)", true },
+	{ false, "/var/tmp", "the files and sockets of programs outside the sandbox", true },
+	{ false, "/dev/shm", "the shared memory of programs outside the sandbox", false },
+};
+
+static bool secret_path(const struct secret *s, const char *home, char *buf, size_t len)
+{
+	if (s->in_home && !home)
+		return false;
+	snprintf(buf, len, "%s%s%s", s->in_home ? home : "", s->in_home ? "/" : "", s->path);
+	return true;
+}
+
+const char *learn_secret_reason(const char *path, const char *home)
+{
+	char buf[LEARN_PATH_MAX + 64];
+
+	if (strncmp(path, "/tmp/tmux-", 10) == 0 || strncmp(path, "/tmp/ssh-", 9) == 0)
+		return "the sockets of your tmux servers and ssh agents";
+
+	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++) {
+		/* root's home is the caller's own when the caller is root */
+		if (!secrets[i].in_home && strcmp(secrets[i].path, "/root") == 0 && home &&
+		    path_within(home, "/root"))
+			continue;
+		if (!secret_path(&secrets[i], home, buf, sizeof(buf)))
+			continue;
+		if (secrets[i].whole ? strcmp(path, buf) == 0 : path_within(path, buf))
+			return secrets[i].why;
+	}
+	return NULL;
+}
+
+/* Does DIR hold a secret, so that it may not be proposed whole? */
+static bool holds_secret(const char *dir, const char *home)
+{
+	char buf[LEARN_PATH_MAX + 64];
+
+	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
+		if (!secrets[i].whole && secret_path(&secrets[i], home, buf, sizeof(buf)) &&
+		    path_within(buf, dir) && strcmp(buf, dir) != 0)
+			return true;
+	return false;
+}
+
+/* / or $HOME, or a directory holding $HOME: never proposed whole. */
+static bool too_wide(const char *path, const char *home)
+{
+	return strcmp(path, "/") == 0 || (home && path_within(home, path));
+}
+
+static bool in_git_dir(const char *path)
+{
+	const char *c = strstr(path, "/.git");
+
+	return c && (c[5] == '\0' || c[5] == '/');
+}
+
+/* The host's system: what runs outside the sandbox, its configuration,
+ * its services' state.  Never proposed writable, whatever asked. */
+static const char *const system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/boot",
+	"/opt", "/srv", "/var", "/snap", "/nix",
+};
+
+static bool in_system(const char *path)
+{
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (path_within(path, system_dirs[i]))
+			return true;
+	return false;
+}
+
+const char *learn_unwritable_reason(const char *path, const char *home)
+{
+	const char *why;
+
+	if (too_wide(path, home))
+		return "/ or your home directory whole";
+	if ((why = learn_secret_reason(path, home)))
+		return why;
+	if ((why = guard_path_reason(path, home)))
+		return why;
+	if (in_git_dir(path))
+		return "git runs hooks and configuration from .git";
+	if (in_system(path))
+		return "the host's system: what it holds runs or configures things outside the sandbox";
+	return NULL;
+}
+
+bool learn_host_valid(const char *host)
+{
+	size_t n = strlen(host);
+
+	if (n == 0 || n > 253 || host[0] == '.' || host[0] == '-' || host[n - 1] == '.')
+		return false;
+	for (const char *c = host; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'))
+			return false;
+	return strcmp(host, "0.0.0.0") != 0;
+}
+
+/* ---- the file system's lines ---- */
+
+enum line_kind { LINE_READ, LINE_WRITE };
+
+/* One proposed line: the path, what it is for, and its comment. */
+struct line {
+	enum line_kind kind;
+	const char *path;	/* an entry's, or a group's (GROUP) */
+	char *group;		/* owned: a directory made of several entries */
+	const struct learn_entry *first;
+	size_t files;		/* entries it stands for */
+	unsigned long long count;
+	bool exec;
+};
+
+struct lines {
+	struct line *v;
+	size_t n;
+};
+
+static struct line *add_line(struct lines *ls, enum line_kind kind, const struct learn_entry *e)
+{
+	struct line *l;
+
+	ls->v = xreallocarray(ls->v, ls->n + 1, sizeof(*ls->v));
+	l = &ls->v[ls->n++];
+	memset(l, 0, sizeof(*l));
+	l->kind = kind;
+	l->path = e->path;
+	l->first = e;
+	l->files = 1;
+	l->count = e->count;
+	l->exec = e->kind == LEARN_EXEC;
+	return l;
+}
+
+static bool host_has(enum learn_host h)
+{
+	return h == LEARN_HOST_DIR || h == LEARN_HOST_FILE || h == LEARN_HOST_LINK ||
+	       h == LEARN_HOST_SOCKET;
+}
+
+static char *parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash != path ? strndup(path, (size_t)(slash - path)) : xstrdup("/");
+}
+
+/* May the reads under DIR become DIR? */
+static bool group_ok(const char *dir, enum learn_host dir_host, const char *home)
+{
+	return dir_host == LEARN_HOST_DIR && !too_wide(dir, home) &&
+	       !learn_secret_reason(dir, home) && !holds_secret(dir, home);
+}
+
+/* The reads, grouped: a directory stands for its entries where at least
+ * GROUP_MIN of them were read and it may (group_ok). */
+static void read_lines(const struct learn_facts *f, struct lines *ls)
+{
+	bool *taken = calloc(f->n_entries ? f->n_entries : 1, sizeof(bool));
+
+	for (size_t i = 0; taken && i < f->n_entries; i++) {
+		const struct learn_entry *e = &f->entries[i];
+		char *dir;
+		size_t same = 0;
+
+		if (taken[i] || e->kind == LEARN_WRITE || !host_has(e->host))
+			continue;
+		dir = parent_dir(e->path);
+		for (size_t k = i; k < f->n_entries; k++) {
+			const struct learn_entry *o = &f->entries[k];
+			char *odir;
+
+			if (o->kind == LEARN_WRITE || !host_has(o->host) || taken[k])
+				continue;
+			odir = parent_dir(o->path);
+			same += strcmp(odir, dir) == 0;
+			free(odir);
+		}
+		if (same < GROUP_MIN || !group_ok(dir, e->parent_host, f->home)) {
+			add_line(ls, LINE_READ, e);
+			taken[i] = true;
+			free(dir);
+			continue;
+		}
+		struct line *l = add_line(ls, LINE_READ, e);
+
+		l->group = dir;
+		l->path = dir;
+		l->files = 0;
+		l->count = 0;
+		for (size_t k = i; k < f->n_entries; k++) {
+			const struct learn_entry *o = &f->entries[k];
+			char *odir;
+
+			if (o->kind == LEARN_WRITE || !host_has(o->host) || taken[k])
+				continue;
+			odir = parent_dir(o->path);
+			if (strcmp(odir, dir) == 0) {
+				taken[k] = true;
+				l->files++;
+				l->count += o->count;
+				l->exec |= o->kind == LEARN_EXEC;
+			}
+			free(odir);
+		}
+	}
+	free(taken);
+}
+
+static void write_lines(const struct learn_facts *f, struct lines *ls)
+{
+	for (size_t i = 0; i < f->n_entries; i++) {
+		const struct learn_entry *e = &f->entries[i];
+
+		if (e->kind == LEARN_WRITE && host_has(e->host))
+			add_line(ls, LINE_WRITE, e);
+	}
+}
+
+/* Does another line make L's unneeded?  A group covers what is under
+ * it, a writable directory what is under it; and a path only looked up
+ * on the way to one below it (python3 stats ~/lib, then ~/lib/python)
+ * exists once that one is bound, which makes the directories above it. */
+static bool covered(const struct lines *ls, size_t i)
+{
+	const struct line *l = &ls->v[i];
+
+	for (size_t k = 0; k < ls->n; k++) {
+		const struct line *o = &ls->v[k];
+		bool same = strcmp(l->path, o->path) == 0;
+
+		if (k == i || o->kind != l->kind)
+			continue;
+		if (same && k < i)
+			return true;
+		if (same)
+			continue;
+		if (path_within(l->path, o->path) && (o->group || l->kind == LINE_WRITE))
+			return true;
+		if (l->kind == LINE_READ && !l->group && path_within(o->path, l->path))
+			return true;
+	}
+	return false;
+}
+
+static const char *times(unsigned long long n)
+{
+	return n == 1 ? "time" : "times";
+}
+
+static void why_comment(const struct line *l, FILE *out)
+{
+	const char *verb = l->kind == LINE_WRITE ? "wrote there" : l->exec ? "ran it" : "read it";
+
+	if (l->files > 1)
+		fprintf(out, "# %s read %zu files under it, %llu %s", l->first->comm, l->files,
+			l->count, times(l->count));
+	else
+		fprintf(out, "# %s %s %llu %s", l->first->comm, verb, l->count, times(l->count));
+}
+
+/* One line, or its commented form with the reason it is not proposed. */
+static size_t print_line(const struct learn_facts *f, const struct line *l, FILE *out)
+{
+	const char *opt = l->kind == LINE_WRITE ? "bind" : "ro-bind-try";
+	enum learn_host host = l->group ? LEARN_HOST_DIR : l->first->host;
+	const char *why = NULL;
+
+	if (l->kind == LINE_WRITE)
+		why = learn_unwritable_reason(l->path, f->home);
+	else if (too_wide(l->path, f->home))
+		why = "/ or your home directory whole";
+	else
+		why = learn_secret_reason(l->path, f->home);
+	if (!why && host == LEARN_HOST_SOCKET)
+		why = "a socket, FIFO or device of the host: the sandbox would talk to what is behind it";
+	if (!why && host == LEARN_HOST_LINK)
+		why = "the host reaches it through a symbolic link: bind its target if you mean it";
+	if (why) {
+		fprintf(out, "# not proposed (%s): %s %s %s\n", why, opt, l->path, l->path);
+		fprintf(out, "  ");
+		why_comment(l, out);
+		fputc('\n', out);
+		return 0;
+	}
+	fprintf(out, "%s %s %s    ", opt, l->path, l->path);
+	why_comment(l, out);
+	fputc('\n', out);
+	return 1;
+}
+
+static int by_kind_then_path(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	return strcmp(x->path, y->path);
+}
+
+static size_t fs_lines(const struct learn_facts *f, FILE *out)
+{
+	struct lines ls = { 0 };
+	size_t proposed = 0;
+
+	read_lines(f, &ls);
+	write_lines(f, &ls);
+	if (ls.n)
+		qsort(ls.v, ls.n, sizeof(*ls.v), by_kind_then_path);
+	for (size_t i = 0; i < ls.n; i++) {
+		if (covered(&ls, i))
+			continue;
+		if (i == 0 || ls.v[i].kind != ls.v[i - 1].kind)
+			fprintf(out, "\n# %s\n", ls.v[i].kind == LINE_WRITE ?
+				"written where the sandbox is read-only" :
+				"missing in the sandbox, there on the host");
+		proposed += print_line(f, &ls.v[i], out);
+	}
+	for (size_t i = 0; i < ls.n; i++)
+		free(ls.v[i].group);
+	free(ls.v);
+	return proposed;
+}
+
+/* ---- seccomp, network, limits ---- */
+
+/* Every call a shipped policy refuses is refused for a reason its line
+ * gives (kernel attack surface, the host's clock, escapes): proposed only
+ * commented out, with the rule to read first. */
+static void call_lines(const struct learn_facts *f, FILE *out)
+{
+	if (f->n_calls)
+		fprintf(out, "\n# refused by the seccomp policy: each rule says why; uncomment a line\n"
+			"# only if COMMAND needs the call and you trust it with it\n");
+	for (size_t i = 0; i < f->n_calls; i++) {
+		const struct learn_call *c = &f->calls[i];
+
+		if (c->nested)
+			fprintf(out, "# allow-nested    # %s was refused %s %llu %s (%s): a mount "
+				"call, a sandbox inside needs allow-nested\n", c->comm, c->name,
+				c->count, times(c->count), c->rule ? c->rule : "the policy");
+		else
+			fprintf(out, "# seccomp-allow %s    # %s was refused it %llu %s (%s)\n",
+				c->name, c->comm, c->count, times(c->count),
+				c->rule ? c->rule : "the policy");
+	}
+}
+
+/* Is HOST asked for with a port too (its name-only line is not needed)? */
+static bool asked_with_port(const struct learn_facts *f, const char *host)
+{
+	for (size_t i = 0; i < f->n_nets; i++)
+		if (f->nets[i].port > 0 && strcmp(f->nets[i].host, host) == 0)
+			return true;
+	return false;
+}
+
+static size_t net_lines(const struct learn_facts *f, FILE *out)
+{
+	size_t proposed = 0;
+
+	if (f->n_nets)
+		fprintf(out, "\n# refused by the network proxy or the sandbox's resolver\n");
+	for (size_t i = 0; i < f->n_nets; i++) {
+		const struct learn_net *n = &f->nets[i];
+
+		if (!learn_host_valid(n->host) || n->port < 0 || n->port > 65535)
+			continue;
+		if (n->port > 0)
+			fprintf(out, "allow-net %s:%d    # asked %llu %s\n", n->host, n->port,
+				n->count, times(n->count));
+		else if (!asked_with_port(f, n->host))
+			fprintf(out, "allow-net %s    # looked up %llu %s (the port is not known: "
+				"443, allow-net's default)\n", n->host, n->count, times(n->count));
+		else
+			continue;
+		proposed++;
+	}
+	return proposed;
+}
+
+static size_t limit_lines(const struct learn_facts *f, FILE *out)
+{
+	if (f->limit_hit && strcmp(f->limit_hit, "pids") == 0 && f->pids) {
+		fprintf(out, "\n# limits\npids %llu    # COMMAND hit the limit of %llu\n",
+			f->pids * 2, f->pids);
+		return 1;
+	}
+	if (f->limit_hit && strcmp(f->limit_hit, "memory") == 0 && f->memory) {
+		fprintf(out, "\n# limits\nmemory %llu    # COMMAND hit the limit of %llu bytes\n",
+			f->memory * 2, f->memory);
+		return 1;
+	}
+	if (f->timeout > 0) {
+		fprintf(out, "\n# limits\ntimeout %g    # COMMAND was stopped after %gs\n",
+			f->timeout * 2, f->timeout);
+		return 1;
+	}
+	return 0;
+}
+
+/* A profile's name as include takes it, unquoted. */
+static bool include_writable(const char *name)
+{
+	if (strchr(name, '/'))
+		return learn_path_valid(name, strlen(name));
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+			return false;
+	return *name != '\0';
+}
+
+size_t learn_write_profile(const struct learn_facts *f, FILE *out)
+{
+	size_t proposed = 0;
+
+	fprintf(out, "# Written by hutch --learn%s%s: what it was refused or lacked.\n"
+		"# Read every line before you use it: hutch --explain --profile FILE shows\n"
+		"# the result.  Options given on the command line are not repeated here.\n",
+		f->command ? " for " : "", f->command ? f->command : "");
+	for (size_t i = 0; i < f->n_includes; i++)
+		if (include_writable(f->includes[i]))
+			fprintf(out, "include %s\n", f->includes[i]);
+		else
+			fprintf(out, "# (a profile whose name holds a space, a quote or a control "
+				"character: include it here yourself)\n");
+	proposed += fs_lines(f, out);
+	call_lines(f, out);
+	proposed += net_lines(f, out);
+	proposed += limit_lines(f, out);
+	if (f->dropped)
+		fprintf(out, "\n# %llu observations were lost (the recorder fell behind)\n",
+			f->dropped);
+	if (proposed == 0 && f->n_entries == 0 && f->n_calls == 0 && f->n_nets == 0)
+		fprintf(out, "\n# nothing to propose: COMMAND was refused nothing hutch saw\n");
+	return proposed;
+}
