@@ -45,12 +45,14 @@ static const struct feature rows[] = {
 	 *            start            command_stopped finish            release */
 	{ "pty",      pty_prepare,     NULL,           NULL,
 		      pty_start,       pty_on_command_stop, pty_finish,  NULL },
+	/* before limits: its last line names the limit that ended COMMAND,
+	 * which limits' release frees */
+	{ "status",   status_prepare,  NULL,           status_started,
+		      NULL,            NULL,           NULL,             status_release },
 	{ "limits",   limits_prepare,  limits_attach,  NULL,
 		      NULL,            NULL,           limits_finish,    limits_release },
 	{ "signals",  supervise_take_signals, NULL,    NULL,
 		      NULL,            NULL,           NULL,             NULL },
-	{ "status",   status_prepare,  NULL,           status_started,
-		      NULL,            NULL,           NULL,             status_release },
 	{ "proxy",    netproxy_prepare, NULL,          NULL,
 		      netproxy_start,  NULL,           netproxy_finish,  NULL },
 	{ "report",   report_prepare,  report_started, NULL,

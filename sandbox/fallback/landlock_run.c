@@ -45,6 +45,7 @@ struct fallback_run {
 	struct fallback fb;
 	bool has_rules;		/* landlock_rules_init ran: free them */
 	bool has_dirs;		/* the per-run directories exist: remove them */
+	bool supervised;	/* the run stage began: it ends the tree */
 	int chld_fd;		/* SIGCHLD, for orphans and teardown */
 	int self_fd;		/* the supervisor's own pidfd */
 };
@@ -165,7 +166,7 @@ static int start_command(struct sandbox *sb, struct fallback *fb)
 	pid_t pid = fork();
 
 	if (pid < 0)
-		return log_fail(sb->err, sizeof(sb->err), "fork", "COMMAND's process", "", errno);
+		return log_fail(sb->err, sizeof(sb->err), "fork", "fork", "COMMAND's process", errno);
 	if (pid == 0)
 		return become_command_child(sb, fb);
 	sb->pid1 = pid;
@@ -181,7 +182,7 @@ static int start_command(struct sandbox *sb, struct fallback *fb)
 		return -1;
 	/* COMMAND sees the supervisor in /proc: no ptrace, no /proc/PID/exe. */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0)
-		return log_fail(sb->err, sizeof(sb->err), "fork", "not dumpable", "", errno);
+		return log_fail(sb->err, sizeof(sb->err), "fork", "make", "the supervisor not dumpable", errno);
 	feature_notify(sb, FEATURE_RELEASE_READY);
 	if (write(sb->release_pipe[1], "r", 1) != 1)
 		return log_fail(sb->err, sizeof(sb->err), "fork", "release", "COMMAND", errno);
@@ -375,10 +376,12 @@ int fallback_stage_enter(struct sandbox *sb)
 	abandon_namespace_child(sb);
 	landlock_rules_init(&fr->fb, sb->plan, &sb->found, sb->err, sizeof(sb->err));
 	fr->has_rules = true;
-	if (check_landlock(sb) < 0 || check_proc(sb) < 0 || landlock_translate(&fr->fb) < 0 ||
-	    fallback_make_run_dirs(&fr->fb) < 0)
+	if (check_landlock(sb) < 0 || check_proc(sb) < 0 || landlock_translate(&fr->fb) < 0)
 		return -1;
+	/* Before: a failure halfway leaves a directory to remove. */
 	fr->has_dirs = true;
+	if (fallback_make_run_dirs(&fr->fb) < 0)
+		return -1;
 	return prepare(sb, fr);
 }
 
@@ -405,7 +408,10 @@ int fallback_stage_confine(struct sandbox *sb)
 /* Stage run: the supervision loop over COMMAND and its descendants. */
 int fallback_stage_run(struct sandbox *sb)
 {
-	return supervise_command(sb, sb->fallback_run);
+	struct fallback_run *fr = sb->fallback_run;
+
+	fr->supervised = true;	/* from here on, the loop or its abort ends the tree */
+	return supervise_command(sb, fr);
 }
 
 /* Every way out: the per-run directories removed, the rules freed. */
@@ -415,6 +421,10 @@ void fallback_finish(struct sandbox *sb)
 
 	if (!fr)
 		return;
+	/* A stage after fork failed before the loop ran (main killed
+	 * COMMAND alone): what COMMAND forked meanwhile goes too. */
+	if (!fr->supervised && sb->pid1 > 0)
+		abort_command(sb, fr);
 	if (fr->has_dirs)
 		fallback_remove_run_dirs(&fr->fb);
 	if (fr->has_rules)

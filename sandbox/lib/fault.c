@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -91,6 +92,7 @@ static void kill_supervisor(struct sandbox *sb, const struct stage *stage)
 	}
 	if (sb->fault_supervisor_fd >= 0 && write(sb->fault_supervisor_fd, "k", 1) == 1) {
 		char c;
+		int sig = 0;
 
 		/* Wait here for the death signal: EOF once hutch is gone,
 		 * which needs our own copy of the write end closed first
@@ -101,6 +103,12 @@ static void kill_supervisor(struct sandbox *sb, const struct stage *stage)
 		}
 		if (read(sb->control_pipe[0], &c, 1) < 0)
 			return;
+		/* EOF comes before the parent death signal: without a pid
+		 * namespace (the fallback) nothing else would end what this
+		 * process forks meanwhile, so wait for that signal here. */
+		if (sb->fallback && prctl(PR_GET_PDEATHSIG, &sig) == 0 && sig != 0)
+			for (;;)
+				pause();
 	}
 }
 

@@ -147,6 +147,23 @@ check_per_run_dirs() {
 }
 test_fallback_per_run_dirs_are_removed() { setup_fallback; for_each_caller check_per_run_dirs; }
 
+# Making the per-run directory fails halfway (an option applied in it
+# names nothing): the failure is said and the directory goes anyway (it
+# stayed, once its removal waited for the whole to be made).
+check_per_run_dir_failure() {
+	local rc=0 before
+	before=$(run_dirs)
+	in_docker $(fb_opts) --chmod 0700 /tmp/hutch-no-such-thing true 2>"$T/err" || rc=$?
+	assert_eq 125 "$rc" "a per-run directory that cannot be made: 125"
+	assert_match "^hutch: fallback: in the per-run directory: --chmod /tmp/hutch-no-such-thing: " \
+		"$(tail -n 1 "$T/err")" "the failure names the stage and the object"
+	assert_eq "$before" "$(run_dirs)" "no per-run directory left behind"
+}
+test_fallback_per_run_dir_failure_leaves_nothing() {
+	setup_fallback
+	for_each_caller check_per_run_dir_failure
+}
+
 # A run whose supervisor is SIGKILLed leaves its directory; the next
 # start removes it (its supervisor's pid and start time say it is gone).
 check_stale_dirs() {

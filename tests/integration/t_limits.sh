@@ -43,10 +43,14 @@ check_rlimit_cpu() {
 	assert_eq 152 "$rc" "a busy loop under RLIMIT_CPU ends with SIGXCPU"
 	assert_match "^hutch: COMMAND was killed by SIGXCPU at its CPU time limit \(rlimit cpu 1s\)$" \
 		"$(said)" "the CPU time limit is named"
-	rc=0; $AS timeout 60 "$H" --rlimit cpu=1 sh -c 'while :; do :; done' 2>"$T/err" || rc=$?
+	rc=0; $AS timeout 60 "$H" --json-status-fd 3 --rlimit cpu=1 sh -c 'while :; do :; done' \
+		2>"$T/err" 3>"$T/status" || rc=$?
 	assert_eq 137 "$rc" "soft = hard: SIGKILL"
 	assert_match "^hutch: COMMAND was killed by SIGKILL at its CPU time limit \(rlimit cpu 1s\)$" \
 		"$(said)" "the hard CPU time limit is named"
+	# The status fd's last object names it too (it was null once the
+	# limits' state had been freed before the object was written).
+	assert_match '"limit": "cpu-time"' "$(tail -n 1 "$T/status")" "--json-status-fd names the limit"
 }
 test_rlimit_cpu() { for_each_caller check_rlimit_cpu; }
 

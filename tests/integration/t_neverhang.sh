@@ -276,8 +276,15 @@ walk_fallback_one() {
 	else
 		set -- sh -c 'sleep 600 & exit 0'
 	fi
+	# hutch SIGKILLed once COMMAND may run: without a pid namespace its
+	# descendants run on (docs/guarantees.md says so); held_run ends
+	# them, and they must not hold stderr.
+	[ "$stage:$mode" != run:kill-supervisor ] ||
+		set -- --timeout 1 --kill-after 1 sh -c 'sleep 600 >/dev/null 2>&1 & exec sleep 600'
 	held_run env HUTCH_FAULT="$stage:$mode" "$T/fallback_util" docker "$T/hutch-fault" \
 		$BASE --fallback landlock "$@"
+	[ "$stage:$mode" != run:kill-supervisor ] ||
+		PROBLEMS=$(printf '%s' "$PROBLEMS" | sed 's/left behind: [^;]*; //')
 	[ -z "$PROBLEMS" ] || echo "$what: $PROBLEMS" >>"$T/walk"
 	want=$(expected_fallback_status "$stage" "$mode")
 	err=$(grep -v '^hutch: fallback: user namespaces refused' "$T/err" || true)
