@@ -29,12 +29,15 @@
 #define GROUP_MIN 3		/* files read under a directory that make it one line */
 
 struct secret {
-	bool in_home;
+	bool in_home;		/* a home's: matched as components anywhere */
 	const char *path;
 	const char *why;
 	bool whole;		/* only the directory whole, not what is below */
 };
 
+/* What a home holds is matched as path components anywhere (/.ssh/,
+ * /.config/gh/): under the caller's home, another user's (hutch run as
+ * root), a home reached through a link, a checkout's copy. */
 static const struct secret secrets[] = {
 	{ true, ".ssh", "ssh keys and agent sockets", false },
 	{ true, ".gnupg", "gpg keys and the agent's sockets", false },
@@ -42,7 +45,8 @@ static const struct secret secrets[] = {
 	{ true, ".azure", "Azure credentials", false },
 	{ true, ".config/gcloud", "Google Cloud credentials", false },
 	{ true, ".kube", "Kubernetes credentials", false },
-	{ true, ".docker/config.json", "registry credentials", false },
+	{ true, ".docker", "registry credentials", false },
+	{ true, ".config/containers/auth.json", "registry credentials", false },
 	{ true, ".netrc", "passwords for hosts", false },
 	{ true, ".git-credentials", "git's stored passwords", false },
 	{ true, ".config/gh", "GitHub tokens", false },
@@ -52,10 +56,18 @@ static const struct secret secrets[] = {
 	{ true, ".cargo/credentials.toml", "crates.io tokens", false },
 	{ true, ".vault-token", "a Vault token", false },
 	{ true, ".password-store", "passwords", false },
+	{ true, ".pgpass", "PostgreSQL passwords", false },
+	{ true, ".my.cnf", "MySQL passwords", false },
+	{ true, ".config/rclone", "cloud storage tokens", false },
 	{ true, ".local/share/keyrings", "the desktop keyring", false },
 	{ true, ".mozilla", "browser cookies and passwords", false },
+	{ true, ".thunderbird", "mail and its passwords", false },
+	{ true, ".var/app", "flatpak applications' data: browsers' cookies and passwords", false },
 	{ true, ".config/google-chrome", "browser cookies and passwords", false },
 	{ true, ".config/chromium", "browser cookies and passwords", false },
+	{ true, ".config/BraveSoftware", "browser cookies and passwords", false },
+	{ true, ".config/microsoft-edge", "browser cookies and passwords", false },
+	{ true, ".config/vivaldi", "browser cookies and passwords", false },
 	{ true, ".Xauthority", "the X server's key", false },
 	{ true, ".bash_history", "commands typed, passwords among them", false },
 	{ true, ".zsh_history", "commands typed, passwords among them", false },
@@ -75,44 +87,97 @@ static const struct secret secrets[] = {
 	{ false, "/dev/shm", "the shared memory of programs outside the sandbox", false },
 };
 
-static bool secret_path(const struct secret *s, const char *home, char *buf, size_t len)
+#define N_SECRETS (sizeof(secrets) / sizeof(secrets[0]))
+
+/* Is REL (".config/gh") a run of PATH's components, PATH's own or one
+ * of a directory in it? */
+bool learn_components_hold(const char *path, const char *rel)
 {
-	if (s->in_home && !home)
-		return false;
-	snprintf(buf, len, "%s%s%s", s->in_home ? home : "", s->in_home ? "/" : "", s->path);
-	return true;
+	size_t n = strlen(rel);
+
+	for (const char *c = strchr(path, '/'); c; c = strchr(c + 1, '/'))
+		if (strncmp(c + 1, rel, n) == 0 && (c[1 + n] == '\0' || c[1 + n] == '/'))
+			return true;
+	return false;
+}
+
+/* Does PATH end with a leading part of REL (".local" or ".local/share"
+ * of ".local/share/keyrings"), so that REL would be below it? */
+static bool ends_with_start_of(const char *path, const char *rel)
+{
+	size_t plen = strlen(path);
+
+	for (const char *c = strchr(rel, '/'); c; c = strchr(c + 1, '/')) {
+		size_t n = (size_t)(c - rel);
+
+		if (plen > n && path[plen - n - 1] == '/' && strncmp(path + plen - n, rel, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+void learn_home_trim(char *home)
+{
+	size_t n = strlen(home);
+
+	while (n > 1 && home[n - 1] == '/')
+		home[--n] = '\0';
+}
+
+/* Is the caller root, whose home /root is then its own? */
+static bool home_is_root(const char *home)
+{
+	return home && path_within(home, "/root");
 }
 
 const char *learn_secret_reason(const char *path, const char *home)
 {
-	char buf[LEARN_PATH_MAX + 64];
-
 	if (strncmp(path, "/tmp/tmux-", 10) == 0 || strncmp(path, "/tmp/ssh-", 9) == 0)
 		return "the sockets of your tmux servers and ssh agents";
 
-	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++) {
+	for (size_t i = 0; i < N_SECRETS; i++) {
+		const struct secret *s = &secrets[i];
+
+		if (s->in_home && learn_components_hold(path, s->path))
+			return s->why;
+		if (s->in_home)
+			continue;
 		/* root's home is the caller's own when the caller is root */
-		if (!secrets[i].in_home && strcmp(secrets[i].path, "/root") == 0 && home &&
-		    path_within(home, "/root"))
+		if (strcmp(s->path, "/root") == 0 && home_is_root(home))
 			continue;
-		if (!secret_path(&secrets[i], home, buf, sizeof(buf)))
-			continue;
-		if (secrets[i].whole ? strcmp(path, buf) == 0 : path_within(path, buf))
-			return secrets[i].why;
+		if (s->whole ? strcmp(path, s->path) == 0 : path_within(path, s->path))
+			return s->why;
 	}
 	return NULL;
 }
 
-/* Does DIR hold a secret, so that it may not be proposed whole? */
-static bool holds_secret(const char *dir, const char *home)
+bool learn_holds_secret(const char *dir)
 {
-	char buf[LEARN_PATH_MAX + 64];
+	for (size_t i = 0; i < N_SECRETS; i++) {
+		const struct secret *s = &secrets[i];
 
-	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
-		if (!secrets[i].whole && secret_path(&secrets[i], home, buf, sizeof(buf)) &&
-		    path_within(buf, dir) && strcmp(buf, dir) != 0)
+		if (s->in_home ? ends_with_start_of(dir, s->path) :
+		    !s->whole && path_within(s->path, dir) && strcmp(s->path, dir) != 0)
+			return true;
+	}
+	return false;
+}
+
+/* PATH is / or a home, or holds one: every home holds secrets. */
+static bool holds_home(const char *path, const struct learn_facts *f)
+{
+	if (strcmp(path, "/") == 0 || (f->home && path_within(f->home, path)))
+		return true;
+	for (size_t i = 0; i < f->n_homes; i++)
+		if (path_within(f->homes[i], path))
 			return true;
 	return false;
+}
+
+/* Does DIR hold a secret, so that it may not be proposed whole? */
+static bool holds_secret(const char *dir, const struct learn_facts *f)
+{
+	return holds_home(dir, f) || learn_holds_secret(dir);
 }
 
 /* / or $HOME, or a directory holding $HOME: never proposed whole. */
@@ -120,6 +185,8 @@ static bool too_wide(const char *path, const char *home)
 {
 	return strcmp(path, "/") == 0 || (home && path_within(home, path));
 }
+
+#define WHOLE_HOME "/, a home directory or a directory holding one, whole"
 
 static bool in_git_dir(const char *path)
 {
@@ -148,7 +215,7 @@ const char *learn_unwritable_reason(const char *path, const char *home)
 	const char *why;
 
 	if (too_wide(path, home))
-		return "/ or your home directory whole";
+		return WHOLE_HOME;
 	if ((why = learn_secret_reason(path, home)))
 		return why;
 	if ((why = guard_path_reason(path, home)))
@@ -157,6 +224,21 @@ const char *learn_unwritable_reason(const char *path, const char *home)
 		return "git runs hooks and configuration from .git";
 	if (in_system(path))
 		return "the host's system: what it holds runs or configures things outside the sandbox";
+	return NULL;
+}
+
+/* learn_unwritable_reason under every home the facts know. */
+static const char *unwritable(const char *path, const struct learn_facts *f)
+{
+	const char *why;
+
+	if (holds_home(path, f))
+		return WHOLE_HOME;
+	if ((why = learn_unwritable_reason(path, f->home)))
+		return why;
+	for (size_t i = 0; i < f->n_homes; i++)
+		if ((why = guard_path_reason(path, f->homes[i])))
+			return why;
 	return NULL;
 }
 
@@ -223,10 +305,17 @@ static char *parent_dir(const char *path)
 }
 
 /* May the reads under DIR become DIR? */
-static bool group_ok(const char *dir, enum learn_host dir_host, const char *home)
+static bool group_ok(const char *dir, enum learn_host dir_host, const struct learn_facts *f)
 {
-	return dir_host == LEARN_HOST_DIR && !too_wide(dir, home) &&
-	       !learn_secret_reason(dir, home) && !holds_secret(dir, home);
+	return dir_host == LEARN_HOST_DIR && !learn_secret_reason(dir, f->home) &&
+	       !holds_secret(dir, f);
+}
+
+/* A read a group may stand for: a file read, not a directory where a
+ * file was made (LEARN_MADE_IN). */
+static bool groupable(const struct learn_entry *e)
+{
+	return (e->kind == LEARN_READ || e->kind == LEARN_EXEC) && host_has(e->host);
 }
 
 /* The reads, grouped: a directory stands for its entries where at least
@@ -242,18 +331,23 @@ static void read_lines(const struct learn_facts *f, struct lines *ls)
 
 		if (taken[i] || e->kind == LEARN_WRITE || !host_has(e->host))
 			continue;
+		if (!groupable(e)) {
+			add_line(ls, LINE_READ, e);
+			taken[i] = true;
+			continue;
+		}
 		dir = parent_dir(e->path);
 		for (size_t k = i; k < f->n_entries; k++) {
 			const struct learn_entry *o = &f->entries[k];
 			char *odir;
 
-			if (o->kind == LEARN_WRITE || !host_has(o->host) || taken[k])
+			if (!groupable(o) || taken[k])
 				continue;
 			odir = parent_dir(o->path);
 			same += strcmp(odir, dir) == 0;
 			free(odir);
 		}
-		if (same < GROUP_MIN || !group_ok(dir, e->parent_host, f->home)) {
+		if (same < GROUP_MIN || !group_ok(dir, e->parent_host, f)) {
 			add_line(ls, LINE_READ, e);
 			taken[i] = true;
 			free(dir);
@@ -269,7 +363,7 @@ static void read_lines(const struct learn_facts *f, struct lines *ls)
 			const struct learn_entry *o = &f->entries[k];
 			char *odir;
 
-			if (o->kind == LEARN_WRITE || !host_has(o->host) || taken[k])
+			if (!groupable(o) || taken[k])
 				continue;
 			odir = parent_dir(o->path);
 			if (strcmp(odir, dir) == 0) {
@@ -327,7 +421,9 @@ static const char *times(unsigned long long n)
 
 static void why_comment(const struct line *l, FILE *out)
 {
-	const char *verb = l->kind == LINE_WRITE ? "wrote there" : l->exec ? "ran it" : "read it";
+	const char *verb = l->kind == LINE_WRITE ? "wrote there" : l->exec ? "ran it" :
+			   l->first->kind == LEARN_MADE_IN ? "made or removed a file in it" :
+			   "read it";
 
 	if (l->files > 1)
 		fprintf(out, "# %s read %zu files under it, %llu %s", l->first->comm, l->files,
@@ -341,18 +437,32 @@ static size_t print_line(const struct learn_facts *f, const struct line *l, FILE
 {
 	const char *opt = l->kind == LINE_WRITE ? "bind" : "ro-bind-try";
 	enum learn_host host = l->group ? LEARN_HOST_DIR : l->first->host;
+	unsigned holds = l->group ? l->first->parent_flags : l->first->host_flags;
 	const char *why = NULL;
 
 	if (l->kind == LINE_WRITE)
-		why = learn_unwritable_reason(l->path, f->home);
-	else if (too_wide(l->path, f->home))
-		why = "/ or your home directory whole";
+		why = unwritable(l->path, f);
+	else if (holds_home(l->path, f))
+		why = WHOLE_HOME;
 	else
 		why = learn_secret_reason(l->path, f->home);
+	/* a directory is proposed for the files read in it: one lookup or
+	 * one file made there never makes it readable whole when it holds
+	 * a secret, and a file made never proposes it at all */
+	if (!why && host == LEARN_HOST_DIR && holds_secret(l->path, f))
+		why = "a directory holding secrets: bind what COMMAND needs in it";
+	if (!why && !l->group && l->first->kind == LEARN_MADE_IN)
+		why = "COMMAND only made or removed something in it: bind the directory "
+		      "yourself if COMMAND is to keep what it makes";
 	if (!why && host == LEARN_HOST_SOCKET)
 		why = "a socket, FIFO or device of the host: the sandbox would talk to what is behind it";
 	if (!why && host == LEARN_HOST_LINK)
 		why = "the host reaches it through a symbolic link: bind its target if you mean it";
+	if (!why && host == LEARN_HOST_DIR && (holds & LEARN_HOLDS_CHANNEL))
+		why = "it holds a FIFO, socket or device of the host: the sandbox would talk to "
+		      "what is behind it";
+	if (!why && l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GIT_ODD))
+		why = "its .git is a link or a special file: git runs hooks from it";
 	if (why) {
 		fprintf(out, "# not proposed (%s): %s %s %s\n", why, opt, l->path, l->path);
 		fprintf(out, "  ");
@@ -363,6 +473,11 @@ static size_t print_line(const struct learn_facts *f, const struct line *l, FILE
 	fprintf(out, "%s %s %s    ", opt, l->path, l->path);
 	why_comment(l, out);
 	fputc('\n', out);
+	/* a checkout proposed writable keeps its .git read-only: git runs
+	 * hooks and configuration from it outside the sandbox */
+	if (l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GIT))
+		fprintf(out, "ro-bind-try %s/.git %s/.git    # read-only: git runs hooks and "
+			"configuration from .git outside the sandbox\n", l->path, l->path);
 	return 1;
 }
 
@@ -397,6 +512,29 @@ static size_t fs_lines(const struct learn_facts *f, FILE *out)
 		free(ls.v[i].group);
 	free(ls.v);
 	return proposed;
+}
+
+#define UNKNOWN_LISTED 20	/* paths not looked up, named one by one */
+
+/* The paths the host lookup gave no answer for (on a FUSE or autofs
+ * mount, never walked into, or past the lookup's deadline): said, so
+ * that a profile missing them is not taken for complete. */
+static void unknown_lines(const struct learn_facts *f, FILE *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_entries; i++)
+		n += f->entries[i].host == LEARN_HOST_UNKNOWN;
+	if (!n)
+		return;
+	fprintf(out, "\n# %zu path%s not looked up on the host (on a FUSE or automount file "
+		"system, or past the lookup's deadline): this profile may lack %s\n", n,
+		n == 1 ? " was" : "s were", n == 1 ? "it" : "them");
+	for (size_t i = 0, listed = 0; i < f->n_entries && listed < UNKNOWN_LISTED; i++)
+		if (f->entries[i].host == LEARN_HOST_UNKNOWN) {
+			fprintf(out, "#   %s\n", f->entries[i].path);
+			listed++;
+		}
 }
 
 /* ---- seccomp, network, limits ---- */
@@ -503,6 +641,7 @@ size_t learn_write_profile(const struct learn_facts *f, FILE *out)
 			fprintf(out, "# (a profile whose name holds a space, a quote or a control "
 				"character: include it here yourself)\n");
 	proposed += fs_lines(f, out);
+	unknown_lines(f, out);
 	call_lines(f, out);
 	proposed += net_lines(f, out);
 	proposed += limit_lines(f, out);
