@@ -960,28 +960,12 @@ static void fill_facts(struct sandbox *sb, struct learn_facts *f, char *cmd)
 	f->dropped = l->dropped;
 }
 
-/* FILE's name may be in a directory the sandbox could write: what it
- * wrote into the file is gone (truncated, written from the start), and a
- * file it put in its place is said, never followed. */
-static bool write_out(struct learn_state *l, const char *path, const char *text, size_t len)
-{
-	struct stat mine, named;
-
-	if (ftruncate(l->out, 0) < 0 || pwrite(l->out, text, len, 0) != (ssize_t)len)
-		return false;
-	if (fstat(l->out, &mine) < 0 || lstat(path, &named) < 0 ||
-	    mine.st_dev != named.st_dev || mine.st_ino != named.st_ino) {
-		errno = EEXIST;
-		return false;
-	}
-	return true;
-}
-
 static void write_file(struct sandbox *sb)
 {
 	struct learn_state *l = sb->learn;
 	struct learn_facts f;
 	char cmd[LEARN_COMM_MAX + 1], msg[4200], *text = NULL;
+	const char *why = NULL;
 	size_t len = 0, proposed;
 	FILE *mem = open_memstream(&text, &len);
 
@@ -999,11 +983,16 @@ static void write_file(struct sandbox *sb)
 	else if (!l->acked && sb->run.exec_seen)
 		fprintf(mem, "\n# hutch's observer saw no path: it reads them through the "
 			"sandbox's /proc, which this profile may not mount (proc /proc).\n");
-	errno = 0;
-	if (fclose(mem) != 0 || !write_out(l, sb->plan->learn_path, text, len))
-		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path, errno == EEXIST ?
-			 "another file took its place while COMMAND ran: it is not the "
-			 "learned profile" : strerror(errno ? errno : ENOSPC));
+	/* FILE's name may be in a directory the sandbox could write: the
+	 * text goes to a new file renamed over the name once the sandbox
+	 * is gone, so whatever it wrote into FILE or planted at its name
+	 * (a file, a link, a FIFO) is replaced, never followed. */
+	if (fclose(mem) != 0)
+		why = strerror(errno);
+	else if (hostfile_replace(sb->plan->learn_path, text, len, &why) == 0)
+		why = NULL;
+	if (why)
+		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path, why);
 	else
 		snprintf(msg, sizeof(msg), "learn: %zu line%s proposed in %s (use it with "
 			 "--profile %s%s)", proposed, proposed == 1 ? "" : "s",

@@ -171,3 +171,20 @@ test_learn_attack_no_eintr() {
 	build_tool eintr
 	for_each_caller check_no_eintr
 }
+
+# "FILE is the learned profile": a COMMAND that may write FILE's
+# directory replaces FILE with its own text while it runs; at the end
+# FILE holds what was learned, not what was planted.
+check_file_planted() {
+	local file rc=0
+	learn_project
+	learn_home
+	file="$T/work/proj/planted.profile"
+	learn_run "$file" "$LH" --bind "$T/work/proj" "$T/work/proj" -- \
+		sh -c "rm -f $file; echo 'bind / /' > $file; cat $LH/nothing-here" >/dev/null 2>&1 || rc=$?
+	assert_eq 1 "$rc" "COMMAND's status"
+	assert_match "^include default$" "$(cat "$file")" "the learned profile at FILE's name"
+	assert_no_match "^bind / /" "$(cat "$file")" "the planted text stayed"
+	[ ! -L "$file" ] || fail "FILE is a link"
+}
+test_learn_attack_file_planted() { for_each_caller check_file_planted; }
