@@ -126,6 +126,43 @@ static bool is_a_profile_used(const struct plan *plan, const char *path)
 	return used;
 }
 
+/* The bind of the plan that FILE's directory lies in, or NULL (free it). */
+static char *bind_holding(const struct plan *plan, const char *path)
+{
+	char *copy = xstrdup(path), *slash = strrchr(copy, '/'), *dir, *found = NULL;
+
+	if (slash)
+		*(slash == copy ? slash + 1 : slash) = '\0';
+	dir = realpath(slash ? copy : ".", NULL);
+	for (size_t i = 0; dir && !found && i < plan->n_ops; i++) {
+		const struct fs_op *op = &plan->ops[i];
+		char *src = (op->kind == FS_BIND || op->kind == FS_MIRROR) && op->src ?
+			    realpath(op->src, NULL) : NULL;
+
+		if (src && path_within(dir, src))
+			found = xstrdup(op->src);
+		free(src);
+	}
+	free(dir);
+	free(copy);
+	return found;
+}
+
+/* FILE where a sandbox sees it tells COMMAND, in the next run, which
+ * host paths exist (every line names one): said once. */
+static void warn_if_seen(const struct sandbox *sb, const char *path)
+{
+	char *src = bind_holding(sb->plan, path), msg[4200];
+
+	if (!src)
+		return;
+	snprintf(msg, sizeof(msg), "learn: %s lies in %s, which the sandbox sees: a later run "
+		 "can read which host paths exist from it; keep FILE outside (~/.config/hutch/, "
+		 "/tmp)", path, src);
+	log_warning(sb->plan->prog, msg);
+	free(src);
+}
+
 int learn_prepare(struct sandbox *sb)
 {
 	const char *path = sb->plan->learn_path, *why = NULL;
@@ -150,6 +187,7 @@ int learn_prepare(struct sandbox *sb)
 	l->out = hostfile_create_fresh(path, &why);
 	if (l->out < 0)
 		return learn_fail(sb, path, why);
+	warn_if_seen(sb, path);
 	if (make_channels(sb, l) < 0 || alloc_response(sb, l) < 0)
 		return -1;
 	return 0;

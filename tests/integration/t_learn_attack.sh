@@ -188,3 +188,18 @@ check_file_planted() {
 	[ ! -L "$file" ] || fail "FILE is a link"
 }
 test_learn_attack_file_planted() { for_each_caller check_file_planted; }
+
+# "keep FILE outside what a sandbox sees": FILE in the project (bound
+# read-only, so the next run could read which host paths exist from it)
+# is said once on stderr; FILE outside is not.
+check_file_seen_warned() {
+	local err
+	learn_project
+	learn_home
+	err=$(learn_run "$T/work/proj/seen.profile" "$LH" -- true 2>&1 >/dev/null) || true
+	assert_match "hutch: learn: $T/work/proj/seen.profile lies in [^ ]*, which the sandbox sees" \
+		"$err" "the warning"
+	err=$(learn_run "$(learn_out unseen.profile)" "$LH" -- true 2>&1 >/dev/null) || true
+	assert_no_match "which the sandbox sees" "$err" "no warning for a FILE outside"
+}
+test_learn_attack_file_seen_warned() { for_each_caller check_file_seen_warned; }
