@@ -996,6 +996,7 @@ static void fill_facts(struct sandbox *sb, struct learn_facts *f, char *cmd)
 	f->memory = plan->memory;
 	f->timeout = sb->run.timed_out ? plan->timeout : 0;
 	f->dropped = l->dropped;
+	f->slow = l->slow >= SLOW_MAX;
 }
 
 static void write_file(struct sandbox *sb)

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "learn_text.h"
 #include "lib/lib.h"
@@ -494,18 +495,22 @@ static size_t fs_lines(const struct learn_facts *f, FILE *out)
 {
 	struct lines ls = { 0 };
 	size_t proposed = 0;
+	enum line_kind last = LINE_READ;
 
 	read_lines(f, &ls);
 	write_lines(f, &ls);
 	if (ls.n)
 		qsort(ls.v, ls.n, sizeof(*ls.v), by_kind_then_path);
-	for (size_t i = 0; i < ls.n; i++) {
+	for (size_t i = 0, printed = 0; i < ls.n; i++) {
 		if (covered(&ls, i))
 			continue;
-		if (i == 0 || ls.v[i].kind != ls.v[i - 1].kind)
+		/* a header before the first line printed of each kind (the
+		 * line before may have been covered) */
+		if (printed++ == 0 || ls.v[i].kind != last)
 			fprintf(out, "\n# %s\n", ls.v[i].kind == LINE_WRITE ?
 				"written where the sandbox is read-only" :
 				"missing in the sandbox, there on the host");
+		last = ls.v[i].kind;
 		proposed += print_line(f, &ls.v[i], out);
 	}
 	for (size_t i = 0; i < ls.n; i++)
@@ -570,6 +575,17 @@ static bool asked_with_port(const struct learn_facts *f, const char *host)
 	return false;
 }
 
+/* localhost and its kin: the host's loopback, where its own services
+ * listen. */
+static bool is_loopback_name(const char *host)
+{
+	size_t n = strlen(host);
+
+	return strcasecmp(host, "localhost") == 0 || strcasecmp(host, "ip6-localhost") == 0 ||
+	       strcasecmp(host, "localhost.localdomain") == 0 ||
+	       (n > 10 && strcasecmp(host + n - 10, ".localhost") == 0);
+}
+
 static size_t net_lines(const struct learn_facts *f, FILE *out)
 {
 	size_t proposed = 0;
@@ -584,7 +600,12 @@ static size_t net_lines(const struct learn_facts *f, FILE *out)
 		if (n->port > 0)
 			fprintf(out, "allow-net %s:%d    # asked %llu %s\n", n->host, n->port,
 				n->count, times(n->count));
-		else if (!asked_with_port(f, n->host))
+		else if (is_loopback_name(n->host) && !asked_with_port(f, n->host)) {
+			fprintf(out, "# allow-net %s    # looked up %llu %s: not proposed, the "
+				"host's own services listen there; name the port if you mean "
+				"one\n", n->host, n->count, times(n->count));
+			continue;
+		} else if (!asked_with_port(f, n->host))
 			fprintf(out, "allow-net %s    # looked up %llu %s (the port is not known: "
 				"443, allow-net's default)\n", n->host, n->count, times(n->count));
 		else
@@ -646,8 +667,11 @@ size_t learn_write_profile(const struct learn_facts *f, FILE *out)
 	proposed += net_lines(f, out);
 	proposed += limit_lines(f, out);
 	if (f->dropped)
-		fprintf(out, "\n# %llu observations were lost (the recorder fell behind)\n",
-			f->dropped);
+		fprintf(out, "\n# %llu observations were lost (hutch's observer fell behind, or "
+			"COMMAND ended it): paths may be missing here\n", f->dropped);
+	if (f->slow)
+		fprintf(out, "\n# hutch's observer kept calls waiting past the deadline: calls "
+			"stopped waiting for it, and paths may be missing here\n");
 	if (proposed == 0 && f->n_entries == 0 && f->n_calls == 0 && f->n_nets == 0)
 		fprintf(out, "\n# nothing to propose: COMMAND was refused nothing hutch saw\n");
 	return proposed;

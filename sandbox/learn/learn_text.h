@@ -75,6 +75,7 @@ struct learn_facts {
 	unsigned long long memory;	/* its --memory in bytes (0: none) */
 	double timeout;			/* its --timeout when it ended it, else 0 */
 	unsigned long long dropped;	/* records lost (the observer fell behind) */
+	bool slow;			/* calls stopped waiting for the observer */
 };
 
 /* Why PATH must never be readable in a sandbox unless the user says so

@@ -361,6 +361,44 @@ START_TEST(test_profile_dir_holding_secret_commented)
 }
 END_TEST
 
+/* The header stays when the first line of its kind is left out. */
+START_TEST(test_profile_header_after_covered_line)
+{
+	struct learn_entry e[] = {
+		entry(LEARN_READ, "/opt/a", "sh", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/a/b", "sh", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+	};
+	struct learn_facts f = { .includes = includes, .n_includes = 1, .entries = e,
+				 .n_entries = 2 };
+	size_t proposed;
+	char *text = profile_of(&f, &proposed);
+
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\n# missing in the sandbox, there on the host\nro-bind-try /opt/a/b "));
+	free(text);
+}
+END_TEST
+
+/* A name looked up alone: localhost is only a comment. */
+START_TEST(test_profile_localhost_commented)
+{
+	struct learn_net n[] = {
+		{ .host = "localhost", .port = 0, .count = 1 },
+		{ .host = "db.localhost", .port = 0, .count = 1 },
+		{ .host = "example.org", .port = 0, .count = 1 },
+	};
+	struct learn_facts f = { .includes = includes, .n_includes = 1, .nets = n, .n_nets = 3 };
+	size_t proposed;
+	char *text = profile_of(&f, &proposed);
+
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\n# allow-net localhost    # looked up 1 time: not proposed"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# allow-net db.localhost "));
+	ck_assert_ptr_nonnull(strstr(text, "\nallow-net example.org "));
+	free(text);
+}
+END_TEST
+
 static Suite *learn_suite(void)
 {
 	Suite *s = suite_create("learn");
@@ -381,6 +419,8 @@ static Suite *learn_suite(void)
 	tcase_add_test(tc, test_unwritable_reasons);
 	tcase_add_test(tc, test_secrets_by_component);
 	tcase_add_test(tc, test_home_trimmed);
+	tcase_add_test(tc, test_profile_header_after_covered_line);
+	tcase_add_test(tc, test_profile_localhost_commented);
 	tcase_add_test(tc, test_profile_dir_holding_secret_commented);
 	suite_add_tcase(s, tc);
 	return s;
