@@ -813,6 +813,7 @@ static void look_up_child(struct learn_state *l, int out) __attribute__((noretur
 static void look_up_child(struct learn_state *l, int out)
 {
 	struct stuck_mounts m = { 0 };
+	char *last_dir = NULL, last[2];
 
 	if (dup2(out, 3) < 0 || syscall(SYS_close_range, 4, ~0U, 0) < 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -825,8 +826,17 @@ static void look_up_child(struct learn_state *l, int out)
 		if (slash)
 			*(slash == dir ? slash + 1 : slash) = '\0';
 		host_type(&m, l->entries[i].path, four);
-		host_type(&m, dir, four + 2);
-		free(dir);
+		/* the entries of one directory often come together: its
+		 * answer (a scan of its entries) is reused */
+		if (last_dir && strcmp(dir, last_dir) == 0) {
+			memcpy(four + 2, last, 2);
+			free(dir);
+		} else {
+			host_type(&m, dir, four + 2);
+			memcpy(last, four + 2, 2);
+			free(last_dir);
+			last_dir = dir;
+		}
 		if (write(3, four, 4) != 4)
 			_exit(1);
 	}

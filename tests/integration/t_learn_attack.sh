@@ -203,3 +203,24 @@ check_file_seen_warned() {
 	assert_no_match "which the sandbox sees" "$err" "no warning for a FILE outside"
 }
 test_learn_attack_file_seen_warned() { for_each_caller check_file_seen_warned; }
+
+# "a socket, FIFO or device of the host is only a comment": also when it
+# lies in a directory proposed whole (three files read there), which,
+# bound even read-only, lets the sandbox write into the FIFO.
+check_dir_with_fifo() {
+	local file
+	learn_project
+	learn_home
+	rm -rf "$T/fifodir"
+	mkdir -m 0755 "$T/fifodir"
+	for f in a b c; do echo "$f" > "$T/fifodir/$f"; done
+	mkfifo -m 0666 "$T/fifodir/pipe"
+	file=$(learn_out fifo.profile)
+	learn_run "$file" "$LH" -- cat "$T/fifodir/a" "$T/fifodir/b" "$T/fifodir/c" \
+		>/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	assert_match "^# not proposed \(it holds a FIFO.*\): ro-bind-try $T/fifodir " "$(cat "$file")" \
+		"the directory only as a comment"
+	assert_no_match "^ro-bind-try $T/fifodir" "$(cat "$file")" "a directory holding a FIFO proposed"
+}
+test_learn_attack_dir_with_fifo() { for_each_caller check_dir_with_fifo; }

@@ -399,6 +399,39 @@ START_TEST(test_profile_localhost_commented)
 }
 END_TEST
 
+/* A checkout proposed writable keeps its .git read-only; one whose .git
+ * is a link is a comment; a directory holding a FIFO is a comment. */
+START_TEST(test_profile_git_and_fifo_dirs)
+{
+	struct learn_entry e[] = {
+		entry(LEARN_WRITE, "/src/proj", "sh", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_WRITE, "/src/linked", "sh", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/fifos", "ls", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/g/a", "cat", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/g/b", "cat", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/g/c", "cat", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+	};
+	struct learn_facts f = { .includes = includes, .n_includes = 1, .entries = e,
+				 .n_entries = 6 };
+	size_t proposed;
+	char *text;
+
+	e[0].host_flags = LEARN_HOLDS_GIT;
+	e[1].host_flags = LEARN_HOLDS_GIT_ODD;
+	e[2].host_flags = LEARN_HOLDS_CHANNEL;
+	for (int i = 3; i < 6; i++)
+		e[i].parent_flags = LEARN_HOLDS_CHANNEL;
+	text = profile_of(&f, &proposed);
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\nbind /src/proj /src/proj    # sh wrote there 1 time\n"
+				     "ro-bind-try /src/proj/.git /src/proj/.git    # read-only"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# not proposed (its .git is a link or a special file"));
+	ck_assert_ptr_nonnull(strstr(text, "): ro-bind-try /opt/fifos /opt/fifos"));
+	ck_assert_ptr_nonnull(strstr(text, "): ro-bind-try /opt/g /opt/g"));
+	free(text);
+}
+END_TEST
+
 static Suite *learn_suite(void)
 {
 	Suite *s = suite_create("learn");
@@ -419,6 +452,7 @@ static Suite *learn_suite(void)
 	tcase_add_test(tc, test_unwritable_reasons);
 	tcase_add_test(tc, test_secrets_by_component);
 	tcase_add_test(tc, test_home_trimmed);
+	tcase_add_test(tc, test_profile_git_and_fifo_dirs);
 	tcase_add_test(tc, test_profile_header_after_covered_line);
 	tcase_add_test(tc, test_profile_localhost_commented);
 	tcase_add_test(tc, test_profile_dir_holding_secret_commented);
