@@ -150,6 +150,7 @@ test_learn_attack_fuse_lookup_bounded() {
 	took=$(seconds_since "$start" %.1f)
 	assert_eq 5 "$rc" "COMMAND's status, hutch not killed"
 	less_than "$took" 8 || fail "hutch took ${took}s: it waited on the host lookup"
+	assert_match "^#   $T/fuse/hang/x$" "$(cat "$file")" "FILE written, naming the path not looked up"
 }
 
 # "COMMAND's exit status is its own": a program whose timer signal (no
