@@ -126,6 +126,49 @@ static bool is_a_profile_used(const struct plan *plan, const char *path)
 	return used;
 }
 
+static void add_home(struct learn_state *l, const char *home)
+{
+	char *h;
+
+	if (!home || home[0] != '/')
+		return;
+	h = xstrdup(home);
+	learn_home_trim(h);
+	if (strcmp(h, "/") == 0) {
+		free(h);
+		return;
+	}
+	l->homes = xreallocarray(l->homes, l->n_homes + 1, sizeof(*l->homes));
+	l->homes[l->n_homes++] = h;
+}
+
+/* The homes no line may propose whole or read a secret of: the caller's
+ * canonical (the paths learned are canonical: a $HOME through a link or
+ * with a trailing slash must still match), as given, /home, and every
+ * user's in /etc/passwd (hutch run as root reads them all).  Passwd's homes
+ * are taken as written: resolving them could wait on an automount. */
+static void learn_homes(struct learn_state *l, const char *given)
+{
+	struct passwd *pw;
+	FILE *pwf;
+
+	if (given) {
+		char *real = realpath(given, NULL);
+
+		l->home = xstrdup(real ? real : given);
+		learn_home_trim(l->home);
+		free(real);
+	}
+	add_home(l, given);
+	add_home(l, "/home");
+	/* /etc/passwd read as a file (hutch is linked statically: no NSS) */
+	pwf = fopen("/etc/passwd", "re");
+	while (pwf && (pw = fgetpwent(pwf)))
+		add_home(l, pw->pw_dir);
+	if (pwf)
+		fclose(pwf);
+}
+
 /* The bind of the plan that FILE's directory lies in, or NULL (free it). */
 static char *bind_holding(const struct plan *plan, const char *path)
 {
@@ -188,6 +231,8 @@ int learn_prepare(struct sandbox *sb)
 	if (l->out < 0)
 		return learn_fail(sb, path, why);
 	warn_if_seen(sb, path);
+	/* before the sandbox runs: nothing on $HOME's path is its yet */
+	learn_homes(l, sb->plan->guard_home);
 	if (make_channels(sb, l) < 0 || alloc_response(sb, l) < 0)
 		return -1;
 	return 0;
@@ -928,48 +973,6 @@ static void look_up_host(struct sandbox *sb)
 
 /* ---- at the end: FILE ---- */
 
-static void add_home(struct learn_state *l, const char *home)
-{
-	char *h;
-
-	if (!home || home[0] != '/')
-		return;
-	h = xstrdup(home);
-	learn_home_trim(h);
-	if (strcmp(h, "/") == 0) {
-		free(h);
-		return;
-	}
-	l->homes = xreallocarray(l->homes, l->n_homes + 1, sizeof(*l->homes));
-	l->homes[l->n_homes++] = h;
-}
-
-/* The homes no line may propose whole or read a secret of: the caller's
- * canonical (the paths learned are canonical: a $HOME through a link or
- * with a trailing slash must still match), as given, /home, and every
- * user's in /etc/passwd (hutch run as root reads them all).  Passwd's homes
- * are taken as written: resolving them could wait on an automount. */
-static void learn_homes(struct learn_state *l, const char *given)
-{
-	struct passwd *pw;
-	FILE *pwf;
-
-	if (given) {
-		char *real = realpath(given, NULL);
-
-		l->home = xstrdup(real ? real : given);
-		learn_home_trim(l->home);
-		free(real);
-	}
-	add_home(l, given);
-	add_home(l, "/home");
-	/* /etc/passwd read as a file (hutch is linked statically: no NSS) */
-	pwf = fopen("/etc/passwd", "re");
-	while (pwf && (pw = fgetpwent(pwf)))
-		add_home(l, pw->pw_dir);
-	if (pwf)
-		fclose(pwf);
-}
 
 /* COMMAND's name for the header: its last component, cleaned. */
 static void command_name(const struct plan *plan, char *out)
@@ -987,7 +990,6 @@ static void fill_facts(struct sandbox *sb, struct learn_facts *f, char *cmd)
 	struct learn_state *l = sb->learn;
 
 	memset(f, 0, sizeof(*f));
-	learn_homes(l, plan->guard_home);
 	f->home = l->home;
 	f->homes = (const char *const *)l->homes;
 	f->n_homes = l->n_homes;
