@@ -11,8 +11,15 @@
  *  - a path the host reaches through a symbolic link is proposed only
  *    as a comment: its target is not what the line names (a checkout
  *    could hold data -> ~/.ssh);
- *  - files read under one directory become that directory only when it
- *    holds no secret and is neither / nor $HOME nor above it;
+ *  - a secret is matched as path components anywhere (/.ssh/ under any
+ *    home); every home (the caller's canonical and as given, /home,
+ *    /etc/passwd's) counts as $HOME;
+ *  - a directory (a group of files read in it, or one looked up) is
+ *    proposed only when it holds no secret and is neither / nor a home
+ *    nor above one, and holds no FIFO or socket; one where a file was
+ *    only made is never proposed;
+ *  - a directory proposed writable that holds .git is followed by a
+ *    read-only bind of its .git;
  *  - network rules name the host and port asked for, never a wildcard;
  *  - a call the seccomp policy refused is proposed only commented out:
  *    every rule of a shipped policy has its reason.
@@ -433,13 +440,23 @@ static void why_comment(const struct line *l, FILE *out)
 		fprintf(out, "# %s %s %llu %s", l->first->comm, verb, l->count, times(l->count));
 }
 
-/* One line, or its commented form with the reason it is not proposed. */
-static size_t print_line(const struct learn_facts *f, const struct line *l, FILE *out)
+/* What the host has at L's path, and what that directory holds. */
+static enum learn_host line_host(const struct line *l)
 {
-	const char *opt = l->kind == LINE_WRITE ? "bind" : "ro-bind-try";
-	enum learn_host host = l->group ? LEARN_HOST_DIR : l->first->host;
-	unsigned holds = l->group ? l->first->parent_flags : l->first->host_flags;
-	const char *why = NULL;
+	return l->group ? LEARN_HOST_DIR : l->first->host;
+}
+
+static unsigned line_holds(const struct line *l)
+{
+	return l->group ? l->first->parent_flags : l->first->host_flags;
+}
+
+/* Why L may not be proposed, or NULL. */
+static const char *refusal(const struct learn_facts *f, const struct line *l)
+{
+	enum learn_host host = line_host(l);
+	unsigned holds = line_holds(l);
+	const char *why;
 
 	if (l->kind == LINE_WRITE)
 		why = unwritable(l->path, f);
@@ -447,23 +464,34 @@ static size_t print_line(const struct learn_facts *f, const struct line *l, FILE
 		why = WHOLE_HOME;
 	else
 		why = learn_secret_reason(l->path, f->home);
+	if (why)
+		return why;
 	/* a directory is proposed for the files read in it: one lookup or
 	 * one file made there never makes it readable whole when it holds
 	 * a secret, and a file made never proposes it at all */
-	if (!why && host == LEARN_HOST_DIR && holds_secret(l->path, f))
-		why = "a directory holding secrets: bind what COMMAND needs in it";
-	if (!why && !l->group && l->first->kind == LEARN_MADE_IN)
-		why = "COMMAND only made or removed something in it: bind the directory "
-		      "yourself if COMMAND is to keep what it makes";
-	if (!why && host == LEARN_HOST_SOCKET)
-		why = "a socket, FIFO or device of the host: the sandbox would talk to what is behind it";
-	if (!why && host == LEARN_HOST_LINK)
-		why = "the host reaches it through a symbolic link: bind its target if you mean it";
-	if (!why && host == LEARN_HOST_DIR && (holds & LEARN_HOLDS_CHANNEL))
-		why = "it holds a FIFO, socket or device of the host: the sandbox would talk to "
-		      "what is behind it";
-	if (!why && l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GIT_ODD))
-		why = "its .git is a link or a special file: git runs hooks from it";
+	if (host == LEARN_HOST_DIR && holds_secret(l->path, f))
+		return "a directory holding secrets: bind what COMMAND needs in it";
+	if (!l->group && l->first->kind == LEARN_MADE_IN)
+		return "COMMAND only made or removed something in it: bind the directory "
+		       "yourself if COMMAND is to keep what it makes";
+	if (host == LEARN_HOST_SOCKET)
+		return "a socket, FIFO or device of the host: the sandbox would talk to what is behind it";
+	if (host == LEARN_HOST_LINK)
+		return "the host reaches it through a symbolic link: bind its target if you mean it";
+	if (host == LEARN_HOST_DIR && (holds & LEARN_HOLDS_CHANNEL))
+		return "it holds a FIFO, socket or device of the host: the sandbox would talk to "
+		       "what is behind it";
+	if (l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GIT_ODD))
+		return "its .git is a link or a special file: git runs hooks from it";
+	return NULL;
+}
+
+/* One line, or its commented form with the reason it is not proposed. */
+static size_t print_line(const struct learn_facts *f, const struct line *l, FILE *out)
+{
+	const char *opt = l->kind == LINE_WRITE ? "bind" : "ro-bind-try";
+	const char *why = refusal(f, l);
+
 	if (why) {
 		fprintf(out, "# not proposed (%s): %s %s %s\n", why, opt, l->path, l->path);
 		fprintf(out, "  ");
@@ -476,7 +504,7 @@ static size_t print_line(const struct learn_facts *f, const struct line *l, FILE
 	fputc('\n', out);
 	/* a checkout proposed writable keeps its .git read-only: git runs
 	 * hooks and configuration from it outside the sandbox */
-	if (l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GIT))
+	if (l->kind == LINE_WRITE && (line_holds(l) & LEARN_HOLDS_GIT))
 		fprintf(out, "ro-bind-try %s/.git %s/.git    # read-only: git runs hooks and "
 			"configuration from .git outside the sandbox\n", l->path, l->path);
 	return 1;
