@@ -1,10 +1,13 @@
 /* --learn, the supervisor's side (see learn.h): the channels, the calls
  * let continue, the records counted, the host looked up, FILE written. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <poll.h>
+#include <pwd.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +64,9 @@ struct learn_state {
 	size_t n_calls;
 	struct learn_net *nets;
 	size_t n_nets;
+	char *home;		/* the caller's, canonical */
+	char **homes;		/* every other form or home (learn_homes) */
+	size_t n_homes;
 	unsigned long long dropped;
 	bool polled;
 	int listener;		/* a copy of the seccomp listener, or -1 */
@@ -120,6 +126,86 @@ static bool is_a_profile_used(const struct plan *plan, const char *path)
 	return used;
 }
 
+static void add_home(struct learn_state *l, const char *home)
+{
+	char *h;
+
+	if (!home || home[0] != '/')
+		return;
+	h = xstrdup(home);
+	learn_home_trim(h);
+	if (strcmp(h, "/") == 0) {
+		free(h);
+		return;
+	}
+	l->homes = xreallocarray(l->homes, l->n_homes + 1, sizeof(*l->homes));
+	l->homes[l->n_homes++] = h;
+}
+
+/* The homes no line may propose whole or read a secret of: the caller's
+ * canonical (the paths learned are canonical: a $HOME through a link or
+ * with a trailing slash must still match), as given, /home, and every
+ * user's in /etc/passwd (hutch run as root reads them all).  Passwd's homes
+ * are taken as written: resolving them could wait on an automount. */
+static void learn_homes(struct learn_state *l, const char *given)
+{
+	struct passwd *pw;
+	FILE *pwf;
+
+	if (given) {
+		char *real = realpath(given, NULL);
+
+		l->home = xstrdup(real ? real : given);
+		learn_home_trim(l->home);
+		free(real);
+	}
+	add_home(l, given);
+	add_home(l, "/home");
+	/* /etc/passwd read as a file (hutch is linked statically: no NSS) */
+	pwf = fopen("/etc/passwd", "re");
+	while (pwf && (pw = fgetpwent(pwf)))
+		add_home(l, pw->pw_dir);
+	if (pwf)
+		fclose(pwf);
+}
+
+/* The bind of the plan that FILE's directory lies in, or NULL (free it). */
+static char *bind_holding(const struct plan *plan, const char *path)
+{
+	char *copy = xstrdup(path), *slash = strrchr(copy, '/'), *dir, *found = NULL;
+
+	if (slash)
+		*(slash == copy ? slash + 1 : slash) = '\0';
+	dir = realpath(slash ? copy : ".", NULL);
+	for (size_t i = 0; dir && !found && i < plan->n_ops; i++) {
+		const struct fs_op *op = &plan->ops[i];
+		char *src = (op->kind == FS_BIND || op->kind == FS_MIRROR) && op->src ?
+			    realpath(op->src, NULL) : NULL;
+
+		if (src && path_within(dir, src))
+			found = xstrdup(op->src);
+		free(src);
+	}
+	free(dir);
+	free(copy);
+	return found;
+}
+
+/* FILE where a sandbox sees it tells COMMAND, in the next run, which
+ * host paths exist (every line names one): said once. */
+static void warn_if_seen(const struct sandbox *sb, const char *path)
+{
+	char *src = bind_holding(sb->plan, path), msg[4200];
+
+	if (!src)
+		return;
+	snprintf(msg, sizeof(msg), "learn: %s lies in %s, which the sandbox sees: a later run "
+		 "can read which host paths exist from it; keep FILE outside (~/.config/hutch/, "
+		 "/tmp)", path, src);
+	log_warning(sb->plan->prog, msg);
+	free(src);
+}
+
 int learn_prepare(struct sandbox *sb)
 {
 	const char *path = sb->plan->learn_path, *why = NULL;
@@ -144,6 +230,9 @@ int learn_prepare(struct sandbox *sb)
 	l->out = hostfile_create_fresh(path, &why);
 	if (l->out < 0)
 		return learn_fail(sb, path, why);
+	warn_if_seen(sb, path);
+	/* before the sandbox runs: nothing on $HOME's path is its yet */
+	learn_homes(l, sb->plan->guard_home);
 	if (make_channels(sb, l) < 0 || alloc_response(sb, l) < 0)
 		return -1;
 	return 0;
@@ -595,44 +684,205 @@ void learn_refused_net(struct sandbox *sb, const char *host, int port)
 
 /* ---- at the end: the host looked up ---- */
 
-/* PATH on the host, in the lookup child: never opened, never written. */
-static char host_type(const char *path)
+/* Mounts whose lookups may wait forever on a process (a FUSE server, an
+ * automount daemon): the lookup child never walks into them. */
+struct stuck_mounts {
+	char **v;
+	size_t n;
+	bool *risky;
+};
+
+/* A mount point of /proc/self/mountinfo, its octal escapes undone. */
+static char *unescape_mount_point(const char *s, size_t n)
+{
+	char *out = malloc(n + 1), *o = out;
+
+	for (size_t i = 0; out && i < n; i++) {
+		if (s[i] == '\\' && i + 3 < n + 1 && s[i + 1] >= '0' && s[i + 1] <= '3') {
+			*o++ = (char)(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) | (s[i + 3] - '0'));
+			i += 3;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	if (out)
+		*o = '\0';
+	return out;
+}
+
+static bool risky_fstype(const char *type, size_t n)
+{
+	return (n >= 4 && strncmp(type, "fuse", 4) == 0) || (n == 6 && strncmp(type, "autofs", 6) == 0);
+}
+
+/* One mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS] - TYPE ...". */
+static void add_mount_line(struct stuck_mounts *m, const char *line)
+{
+	const char *point = line, *end, *type;
+
+	for (int field = 0; field < 4 && point; field++)
+		if ((point = strchr(point, ' ')))
+			point++;
+	type = strstr(line, " - ");
+	if (!point || !type || !(end = strchr(point, ' ')))
+		return;
+	type += 3;
+	m->v = xreallocarray(m->v, m->n + 1, sizeof(*m->v));
+	m->risky = xreallocarray(m->risky, m->n + 1, sizeof(*m->risky));
+	m->v[m->n] = unescape_mount_point(point, (size_t)(end - point));
+	m->risky[m->n] = risky_fstype(type, strcspn(type, " "));
+	if (m->v[m->n])
+		m->n++;
+}
+
+static void read_mounts(struct stuck_mounts *m)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (f && getline(&line, &cap, f) > 0)
+		add_mount_line(m, line);
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/* Is PATH's deepest mount (the last listed wins a tie) a FUSE or an
+ * autofs one? */
+static bool on_stuck_mount(const struct stuck_mounts *m, const char *path)
+{
+	size_t best = 0;
+	bool risky = false;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (path_within(path, m->v[i]) && strlen(m->v[i]) >= best) {
+			best = strlen(m->v[i]);
+			risky = m->risky[i];
+		}
+	return risky;
+}
+
+/* PATH opened without following any symbolic link the sandbox may have
+ * planted (ELOOP: a link on the way); -1 with errno. */
+static int open_no_links(const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+#define DIR_SCAN_MAX 4096	/* entries a directory is scanned for channels */
+
+/* Does the directory FD hold a socket, FIFO or device right in it (a
+ * ro-bind of it would let the sandbox write into the FIFO)? */
+static bool holds_channel(int fd)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+	bool found = false;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return false;
+	}
+	for (int n = 0; !found && n < DIR_SCAN_MAX && (de = readdir(d)); n++) {
+		struct stat st;
+		unsigned char t = de->d_type;
+
+		if (t == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			t = S_ISFIFO(st.st_mode) ? DT_FIFO : S_ISSOCK(st.st_mode) ? DT_SOCK :
+			    S_ISCHR(st.st_mode) ? DT_CHR : S_ISBLK(st.st_mode) ? DT_BLK : DT_REG;
+		found = t == DT_FIFO || t == DT_SOCK || t == DT_CHR || t == DT_BLK;
+	}
+	closedir(d);
+	return found;
+}
+
+/* What a directory FD holds that a line must know of (learn_text.h). */
+static char dir_flags(int fd)
 {
 	struct stat st;
-	char *real;
-	bool same;
+	int flags = 0;
 
-	if (lstat(path, &st) < 0)
-		return LEARN_HOST_MISSING;
-	real = realpath(path, NULL);
-	same = real && strcmp(real, path) == 0;
-	free(real);
-	if (!same)
-		return LEARN_HOST_LINK;
-	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
-	    S_ISBLK(st.st_mode))
-		return LEARN_HOST_SOCKET;
-	return S_ISDIR(st.st_mode) ? LEARN_HOST_DIR : LEARN_HOST_FILE;
+	if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		flags |= S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) ? LEARN_HOLDS_GIT :
+			 LEARN_HOLDS_GIT_ODD;
+	if (holds_channel(fd))
+		flags |= LEARN_HOLDS_CHANNEL;
+	return (char)(LEARN_FLAGS_BASE + flags);
+}
+
+/* PATH on the host, in the lookup child: opened only as O_PATH (and a
+ * directory read), never through a link, never written; its type into
+ * ANSWER[0], what it holds into ANSWER[1]. */
+static void host_type(const struct stuck_mounts *m, const char *path, char answer[2])
+{
+	struct stat st;
+	int fd;
+
+	answer[0] = LEARN_HOST_UNKNOWN;
+	answer[1] = LEARN_FLAGS_BASE;
+	if (on_stuck_mount(m, path))
+		return;
+	fd = open_no_links(path);
+	if (fd < 0) {
+		answer[0] = errno == ELOOP ? LEARN_HOST_LINK : errno == ENOSYS ? LEARN_HOST_UNKNOWN :
+			    LEARN_HOST_MISSING;
+		return;
+	}
+	if (fstat(fd, &st) < 0)
+		answer[0] = LEARN_HOST_UNKNOWN;
+	else if (S_ISLNK(st.st_mode))
+		answer[0] = LEARN_HOST_LINK;
+	else if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+		 S_ISBLK(st.st_mode))
+		answer[0] = LEARN_HOST_SOCKET;
+	else if (S_ISDIR(st.st_mode)) {
+		answer[0] = LEARN_HOST_DIR;
+		answer[1] = dir_flags(fd);
+	} else
+		answer[0] = LEARN_HOST_FILE;
+	close(fd);
 }
 
 /* The lookup child: the caller's rights, none of the supervisor's fds,
- * no_new_privs, one byte a path (the entry's, its directory's) to OUT. */
+ * no_new_privs, four bytes a path (the entry's type and flags, its
+ * directory's) to OUT. */
 static void look_up_child(struct learn_state *l, int out) __attribute__((noreturn));
 static void look_up_child(struct learn_state *l, int out)
 {
+	struct stuck_mounts m = { 0 };
+	char *last_dir = NULL, last[2];
+
 	if (dup2(out, 3) < 0 || syscall(SYS_close_range, 4, ~0U, 0) < 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(1);
+	read_mounts(&m);
 	for (size_t i = 0; i < l->n_entries; i++) {
 		char *dir = xstrdup(l->entries[i].path), *slash = strrchr(dir, '/');
-		char two[2];
+		char four[4];
 
 		if (slash)
 			*(slash == dir ? slash + 1 : slash) = '\0';
-		two[0] = host_type(l->entries[i].path);
-		two[1] = host_type(dir);
-		free(dir);
-		if (write(3, two, 2) != 2)
+		host_type(&m, l->entries[i].path, four);
+		/* the entries of one directory often come together: its
+		 * answer (a scan of its entries) is reused */
+		if (last_dir && strcmp(dir, last_dir) == 0) {
+			memcpy(four + 2, last, 2);
+			free(dir);
+		} else {
+			host_type(&m, dir, four + 2);
+			memcpy(last, four + 2, 2);
+			free(last_dir);
+			last_dir = dir;
+		}
+		if (write(3, four, 4) != 4)
 			_exit(1);
 	}
 	_exit(0);
@@ -644,10 +894,18 @@ static bool host_answer_valid(char c)
 	       c == LEARN_HOST_LINK || c == LEARN_HOST_SOCKET;
 }
 
-/* Read the child's answer until it ends or the deadline passes. */
-static void read_answers(struct learn_state *l, int in)
+static unsigned host_flags(char c)
 {
-	size_t want = 2 * l->n_entries, got = 0;
+	int f = c - LEARN_FLAGS_BASE;
+
+	return f >= 0 && f <= LEARN_HOLDS_ALL ? (unsigned)f : 0;
+}
+
+/* Read the child's answer until it ends or the deadline passes; true
+ * when it answered for every path. */
+static bool read_answers(struct learn_state *l, int in)
+{
+	size_t want = 4 * l->n_entries, got = 0;
 	char *buf = calloc(want ? want : 1, 1);
 	double deadline = monotonic_now() + LOOKUP_SECONDS;
 
@@ -663,25 +921,32 @@ static void read_answers(struct learn_state *l, int in)
 			break;
 		got += (size_t)n;
 	}
-	for (size_t i = 0; buf && i + 1 < got; i += 2) {
-		struct learn_entry *e = &l->entries[i / 2];
+	for (size_t i = 0; buf && i + 3 < got; i += 4) {
+		struct learn_entry *e = &l->entries[i / 4];
 
 		e->host = host_answer_valid(buf[i]) ? (enum learn_host)buf[i] : LEARN_HOST_UNKNOWN;
-		e->parent_host = host_answer_valid(buf[i + 1]) ? (enum learn_host)buf[i + 1] :
+		e->host_flags = e->host == LEARN_HOST_DIR ? host_flags(buf[i + 1]) : 0;
+		e->parent_host = host_answer_valid(buf[i + 2]) ? (enum learn_host)buf[i + 2] :
 				 LEARN_HOST_UNKNOWN;
+		e->parent_flags = e->parent_host == LEARN_HOST_DIR ? host_flags(buf[i + 3]) : 0;
 	}
 	free(buf);
+	return got == want;
 }
 
-/* A missing path may be on an automount or a FUSE server that never
- * answers: the child, never the supervisor, waits on it, and is killed
- * at the deadline. */
+/* A missing path may be on an automount, a FUSE server or a network
+ * file system that never answers: the child, never the supervisor,
+ * waits on it.  Past the deadline it is SIGKILLed and never waited for:
+ * in an uninterruptible wait (a FUSE request) it dies only when the wait
+ * ends, and hutch must not.  It holds no fd but its end of the pipe, and
+ * once hutch exits init reaps it. */
 static void look_up_host(struct sandbox *sb)
 {
 	struct learn_state *l = sb->learn;
 	int p[2], pidfd = -1;
 	pid_t pid;
 	siginfo_t si;
+	bool whole = false;
 
 	if (l->n_entries == 0 || pipe2(p, O_CLOEXEC) < 0)
 		return;
@@ -690,16 +955,24 @@ static void look_up_host(struct sandbox *sb)
 		look_up_child(l, p[1]);
 	close(p[1]);
 	if (pid > 0)
-		read_answers(l, p[0]);
+		whole = read_answers(l, p[0]);
 	close(p[0]);
-	if (pid > 0) {
+	if (pid <= 0)
+		return;
+	if (!whole)
 		pidfd_signal(pidfd, SIGKILL);
-		waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED);
-		close(pidfd);
+	/* done writing, it only exits: wait a moment for it, never more */
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	if (poll(&pfd, 1, whole ? 1000 : 100) > 0) {
+		memset(&si, 0, sizeof(si));
+		waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG);
 	}
+	close(pidfd);
 }
 
 /* ---- at the end: FILE ---- */
+
 
 /* COMMAND's name for the header: its last component, cleaned. */
 static void command_name(const struct plan *plan, char *out)
@@ -717,7 +990,9 @@ static void fill_facts(struct sandbox *sb, struct learn_facts *f, char *cmd)
 	struct learn_state *l = sb->learn;
 
 	memset(f, 0, sizeof(*f));
-	f->home = plan->guard_home;
+	f->home = l->home;
+	f->homes = (const char *const *)l->homes;
+	f->n_homes = l->n_homes;
 	f->includes = plan->profiles_used;
 	f->n_includes = plan->n_profiles_used;
 	command_name(plan, cmd);
@@ -733,23 +1008,7 @@ static void fill_facts(struct sandbox *sb, struct learn_facts *f, char *cmd)
 	f->memory = plan->memory;
 	f->timeout = sb->run.timed_out ? plan->timeout : 0;
 	f->dropped = l->dropped;
-}
-
-/* FILE's name may be in a directory the sandbox could write: what it
- * wrote into the file is gone (truncated, written from the start), and a
- * file it put in its place is said, never followed. */
-static bool write_out(struct learn_state *l, const char *path, const char *text, size_t len)
-{
-	struct stat mine, named;
-
-	if (ftruncate(l->out, 0) < 0 || pwrite(l->out, text, len, 0) != (ssize_t)len)
-		return false;
-	if (fstat(l->out, &mine) < 0 || lstat(path, &named) < 0 ||
-	    mine.st_dev != named.st_dev || mine.st_ino != named.st_ino) {
-		errno = EEXIST;
-		return false;
-	}
-	return true;
+	f->slow = l->slow >= SLOW_MAX;
 }
 
 static void write_file(struct sandbox *sb)
@@ -757,6 +1016,7 @@ static void write_file(struct sandbox *sb)
 	struct learn_state *l = sb->learn;
 	struct learn_facts f;
 	char cmd[LEARN_COMM_MAX + 1], msg[4200], *text = NULL;
+	const char *why = NULL;
 	size_t len = 0, proposed;
 	FILE *mem = open_memstream(&text, &len);
 
@@ -774,11 +1034,16 @@ static void write_file(struct sandbox *sb)
 	else if (!l->acked && sb->run.exec_seen)
 		fprintf(mem, "\n# hutch's observer saw no path: it reads them through the "
 			"sandbox's /proc, which this profile may not mount (proc /proc).\n");
-	errno = 0;
-	if (fclose(mem) != 0 || !write_out(l, sb->plan->learn_path, text, len))
-		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path, errno == EEXIST ?
-			 "another file took its place while COMMAND ran: it is not the "
-			 "learned profile" : strerror(errno ? errno : ENOSPC));
+	/* FILE's name may be in a directory the sandbox could write: the
+	 * text goes to a new file renamed over the name once the sandbox
+	 * is gone, so whatever it wrote into FILE or planted at its name
+	 * (a file, a link, a FIFO) is replaced, never followed. */
+	if (fclose(mem) != 0)
+		why = strerror(errno);
+	else if (hostfile_replace(sb->plan->learn_path, text, len, &why) == 0)
+		why = NULL;
+	if (why)
+		snprintf(msg, sizeof(msg), "learn: %s: %s", sb->plan->learn_path, why);
 	else
 		snprintf(msg, sizeof(msg), "learn: %zu line%s proposed in %s (use it with "
 			 "--profile %s%s)", proposed, proposed == 1 ? "" : "s",
@@ -798,6 +1063,10 @@ static void free_state(struct learn_state *l)
 	}
 	for (size_t i = 0; i < l->n_nets; i++)
 		free(l->nets[i].host);
+	for (size_t i = 0; i < l->n_homes; i++)
+		free(l->homes[i]);
+	free(l->homes);
+	free(l->home);
 	free(l->entries);
 	free(l->calls);
 	free(l->nets);

@@ -14,11 +14,14 @@
  *  - the supervisor takes a record only whole and checked
  *    (learn_record.c), never parsing a byte more, and counts it;
  *  - at the end a short-lived child with the caller's rights and none
- *    of the supervisor's fds looks each path up on the host (lstat and
- *    realpath, no write, a deadline, SIGKILL), and its answer, one byte
+ *    of the supervisor's fds looks each path up on the host (openat2
+ *    following no link, fstat, DIR/.git and a directory's FIFOs looked
+ *    for, no write, never into a FUSE or autofs mount; SIGKILL at a
+ *    deadline and never waited for past it), and its answer, two bytes
  *    a path, is checked again;
- *  - the supervisor judges and writes the profile (learn_text.c) into
- *    FILE, opened at prepare as --report's is (lib/hostfile.c).
+ *  - the supervisor judges and writes the profile (learn_text.c): FILE
+ *    is made at prepare as --report's is, and at the end the text goes
+ *    to a new file renamed over it (lib/hostfile.c).
  * The seccomp policy's refusals (net/report.c) and the proxy's
  * (net/netproxy_report.c) come in as they are counted; the limits that
  * ended COMMAND from limits/.  Without --learn none of this exists.

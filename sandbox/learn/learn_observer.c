@@ -234,7 +234,7 @@ static enum learn_kind judge(const struct call_shape *s, int flags, const char *
 	parent_of(path, dir, sizeof(dir));
 	snprintf(where, len, "%s", dir);
 	if (missing(dir))
-		return LEARN_READ;
+		return LEARN_MADE_IN;
 	return read_only(dir) ? LEARN_WRITE : 0;
 }
 

@@ -30,6 +30,9 @@ enum learn_kind {
 	LEARN_WRITE = 3,	/* written, made or removed on a read-only mount
 				   (the path is the file, or the directory
 				   where it was to be made or removed) */
+	LEARN_MADE_IN = 4,	/* made or removed in a directory missing in
+				   the sandbox (the path is the directory):
+				   one call, never a reason to propose it */
 	LEARN_KIND_END
 };
 

@@ -11,8 +11,15 @@
  *  - a path the host reaches through a symbolic link is proposed only
  *    as a comment: its target is not what the line names (a checkout
  *    could hold data -> ~/.ssh);
- *  - files read under one directory become that directory only when it
- *    holds no secret and is neither / nor $HOME nor above it;
+ *  - a secret is matched as path components anywhere (/.ssh/ under any
+ *    home); every home (the caller's canonical and as given, /home,
+ *    /etc/passwd's) counts as $HOME;
+ *  - a directory (a group of files read in it, or one looked up) is
+ *    proposed only when it holds no secret and is neither / nor a home
+ *    nor above one, and holds no FIFO or socket; one where a file was
+ *    only made is never proposed;
+ *  - a directory proposed writable that holds .git is followed by a
+ *    read-only bind of its .git;
  *  - network rules name the host and port asked for, never a wildcard;
  *  - a call the seccomp policy refused is proposed only commented out:
  *    every rule of a shipped policy has its reason.
@@ -21,6 +28,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "learn_text.h"
 #include "lib/lib.h"
@@ -29,12 +37,15 @@
 #define GROUP_MIN 3		/* files read under a directory that make it one line */
 
 struct secret {
-	bool in_home;
+	bool in_home;		/* a home's: matched as components anywhere */
 	const char *path;
 	const char *why;
 	bool whole;		/* only the directory whole, not what is below */
 };
 
+/* What a home holds is matched as path components anywhere (/.ssh/,
+ * /.config/gh/): under the caller's home, another user's (hutch run as
+ * root), a home reached through a link, a checkout's copy. */
 static const struct secret secrets[] = {
 	{ true, ".ssh", "ssh keys and agent sockets", false },
 	{ true, ".gnupg", "gpg keys and the agent's sockets", false },
@@ -42,7 +53,8 @@ static const struct secret secrets[] = {
 	{ true, ".azure", "Azure credentials", false },
 	{ true, ".config/gcloud", "Google Cloud credentials", false },
 	{ true, ".kube", "Kubernetes credentials", false },
-	{ true, ".docker/config.json", "registry credentials", false },
+	{ true, ".docker", "registry credentials", false },
+	{ true, ".config/containers/auth.json", "registry credentials", false },
 	{ true, ".netrc", "passwords for hosts", false },
 	{ true, ".git-credentials", "git's stored passwords", false },
 	{ true, ".config/gh", "GitHub tokens", false },
@@ -52,10 +64,18 @@ static const struct secret secrets[] = {
 	{ true, ".cargo/credentials.toml", "crates.io tokens", false },
 	{ true, ".vault-token", "a Vault token", false },
 	{ true, ".password-store", "passwords", false },
+	{ true, ".pgpass", "PostgreSQL passwords", false },
+	{ true, ".my.cnf", "MySQL passwords", false },
+	{ true, ".config/rclone", "cloud storage tokens", false },
 	{ true, ".local/share/keyrings", "the desktop keyring", false },
 	{ true, ".mozilla", "browser cookies and passwords", false },
+	{ true, ".thunderbird", "mail and its passwords", false },
+	{ true, ".var/app", "flatpak applications' data: browsers' cookies and passwords", false },
 	{ true, ".config/google-chrome", "browser cookies and passwords", false },
 	{ true, ".config/chromium", "browser cookies and passwords", false },
+	{ true, ".config/BraveSoftware", "browser cookies and passwords", false },
+	{ true, ".config/microsoft-edge", "browser cookies and passwords", false },
+	{ true, ".config/vivaldi", "browser cookies and passwords", false },
 	{ true, ".Xauthority", "the X server's key", false },
 	{ true, ".bash_history", "commands typed, passwords among them", false },
 	{ true, ".zsh_history", "commands typed, passwords among them", false },
@@ -75,44 +95,97 @@ static const struct secret secrets[] = {
 	{ false, "/dev/shm", "the shared memory of programs outside the sandbox", false },
 };
 
-static bool secret_path(const struct secret *s, const char *home, char *buf, size_t len)
+#define N_SECRETS (sizeof(secrets) / sizeof(secrets[0]))
+
+/* Is REL (".config/gh") a run of PATH's components, PATH's own or one
+ * of a directory in it? */
+bool learn_components_hold(const char *path, const char *rel)
 {
-	if (s->in_home && !home)
-		return false;
-	snprintf(buf, len, "%s%s%s", s->in_home ? home : "", s->in_home ? "/" : "", s->path);
-	return true;
+	size_t n = strlen(rel);
+
+	for (const char *c = strchr(path, '/'); c; c = strchr(c + 1, '/'))
+		if (strncmp(c + 1, rel, n) == 0 && (c[1 + n] == '\0' || c[1 + n] == '/'))
+			return true;
+	return false;
+}
+
+/* Does PATH end with a leading part of REL (".local" or ".local/share"
+ * of ".local/share/keyrings"), so that REL would be below it? */
+static bool ends_with_start_of(const char *path, const char *rel)
+{
+	size_t plen = strlen(path);
+
+	for (const char *c = strchr(rel, '/'); c; c = strchr(c + 1, '/')) {
+		size_t n = (size_t)(c - rel);
+
+		if (plen > n && path[plen - n - 1] == '/' && strncmp(path + plen - n, rel, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+void learn_home_trim(char *home)
+{
+	size_t n = strlen(home);
+
+	while (n > 1 && home[n - 1] == '/')
+		home[--n] = '\0';
+}
+
+/* Is the caller root, whose home /root is then its own? */
+static bool home_is_root(const char *home)
+{
+	return home && path_within(home, "/root");
 }
 
 const char *learn_secret_reason(const char *path, const char *home)
 {
-	char buf[LEARN_PATH_MAX + 64];
-
 	if (strncmp(path, "/tmp/tmux-", 10) == 0 || strncmp(path, "/tmp/ssh-", 9) == 0)
 		return "the sockets of your tmux servers and ssh agents";
 
-	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++) {
+	for (size_t i = 0; i < N_SECRETS; i++) {
+		const struct secret *s = &secrets[i];
+
+		if (s->in_home && learn_components_hold(path, s->path))
+			return s->why;
+		if (s->in_home)
+			continue;
 		/* root's home is the caller's own when the caller is root */
-		if (!secrets[i].in_home && strcmp(secrets[i].path, "/root") == 0 && home &&
-		    path_within(home, "/root"))
+		if (strcmp(s->path, "/root") == 0 && home_is_root(home))
 			continue;
-		if (!secret_path(&secrets[i], home, buf, sizeof(buf)))
-			continue;
-		if (secrets[i].whole ? strcmp(path, buf) == 0 : path_within(path, buf))
-			return secrets[i].why;
+		if (s->whole ? strcmp(path, s->path) == 0 : path_within(path, s->path))
+			return s->why;
 	}
 	return NULL;
 }
 
-/* Does DIR hold a secret, so that it may not be proposed whole? */
-static bool holds_secret(const char *dir, const char *home)
+bool learn_holds_secret(const char *dir)
 {
-	char buf[LEARN_PATH_MAX + 64];
+	for (size_t i = 0; i < N_SECRETS; i++) {
+		const struct secret *s = &secrets[i];
 
-	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
-		if (!secrets[i].whole && secret_path(&secrets[i], home, buf, sizeof(buf)) &&
-		    path_within(buf, dir) && strcmp(buf, dir) != 0)
+		if (s->in_home ? ends_with_start_of(dir, s->path) :
+		    !s->whole && path_within(s->path, dir) && strcmp(s->path, dir) != 0)
+			return true;
+	}
+	return false;
+}
+
+/* PATH is / or a home, or holds one: every home holds secrets. */
+static bool holds_home(const char *path, const struct learn_facts *f)
+{
+	if (strcmp(path, "/") == 0 || (f->home && path_within(f->home, path)))
+		return true;
+	for (size_t i = 0; i < f->n_homes; i++)
+		if (path_within(f->homes[i], path))
 			return true;
 	return false;
+}
+
+/* Does DIR hold a secret, so that it may not be proposed whole? */
+static bool holds_secret(const char *dir, const struct learn_facts *f)
+{
+	return holds_home(dir, f) || learn_holds_secret(dir);
 }
 
 /* / or $HOME, or a directory holding $HOME: never proposed whole. */
@@ -120,6 +193,8 @@ static bool too_wide(const char *path, const char *home)
 {
 	return strcmp(path, "/") == 0 || (home && path_within(home, path));
 }
+
+#define WHOLE_HOME "/, a home directory or a directory holding one, whole"
 
 static bool in_git_dir(const char *path)
 {
@@ -148,7 +223,7 @@ const char *learn_unwritable_reason(const char *path, const char *home)
 	const char *why;
 
 	if (too_wide(path, home))
-		return "/ or your home directory whole";
+		return WHOLE_HOME;
 	if ((why = learn_secret_reason(path, home)))
 		return why;
 	if ((why = guard_path_reason(path, home)))
@@ -157,6 +232,21 @@ const char *learn_unwritable_reason(const char *path, const char *home)
 		return "git runs hooks and configuration from .git";
 	if (in_system(path))
 		return "the host's system: what it holds runs or configures things outside the sandbox";
+	return NULL;
+}
+
+/* learn_unwritable_reason under every home the facts know. */
+static const char *unwritable(const char *path, const struct learn_facts *f)
+{
+	const char *why;
+
+	if (holds_home(path, f))
+		return WHOLE_HOME;
+	if ((why = learn_unwritable_reason(path, f->home)))
+		return why;
+	for (size_t i = 0; i < f->n_homes; i++)
+		if ((why = guard_path_reason(path, f->homes[i])))
+			return why;
 	return NULL;
 }
 
@@ -223,10 +313,17 @@ static char *parent_dir(const char *path)
 }
 
 /* May the reads under DIR become DIR? */
-static bool group_ok(const char *dir, enum learn_host dir_host, const char *home)
+static bool group_ok(const char *dir, enum learn_host dir_host, const struct learn_facts *f)
 {
-	return dir_host == LEARN_HOST_DIR && !too_wide(dir, home) &&
-	       !learn_secret_reason(dir, home) && !holds_secret(dir, home);
+	return dir_host == LEARN_HOST_DIR && !learn_secret_reason(dir, f->home) &&
+	       !holds_secret(dir, f);
+}
+
+/* A read a group may stand for: a file read, not a directory where a
+ * file was made (LEARN_MADE_IN). */
+static bool groupable(const struct learn_entry *e)
+{
+	return (e->kind == LEARN_READ || e->kind == LEARN_EXEC) && host_has(e->host);
 }
 
 /* The reads, grouped: a directory stands for its entries where at least
@@ -242,18 +339,23 @@ static void read_lines(const struct learn_facts *f, struct lines *ls)
 
 		if (taken[i] || e->kind == LEARN_WRITE || !host_has(e->host))
 			continue;
+		if (!groupable(e)) {
+			add_line(ls, LINE_READ, e);
+			taken[i] = true;
+			continue;
+		}
 		dir = parent_dir(e->path);
 		for (size_t k = i; k < f->n_entries; k++) {
 			const struct learn_entry *o = &f->entries[k];
 			char *odir;
 
-			if (o->kind == LEARN_WRITE || !host_has(o->host) || taken[k])
+			if (!groupable(o) || taken[k])
 				continue;
 			odir = parent_dir(o->path);
 			same += strcmp(odir, dir) == 0;
 			free(odir);
 		}
-		if (same < GROUP_MIN || !group_ok(dir, e->parent_host, f->home)) {
+		if (same < GROUP_MIN || !group_ok(dir, e->parent_host, f)) {
 			add_line(ls, LINE_READ, e);
 			taken[i] = true;
 			free(dir);
@@ -269,7 +371,7 @@ static void read_lines(const struct learn_facts *f, struct lines *ls)
 			const struct learn_entry *o = &f->entries[k];
 			char *odir;
 
-			if (o->kind == LEARN_WRITE || !host_has(o->host) || taken[k])
+			if (!groupable(o) || taken[k])
 				continue;
 			odir = parent_dir(o->path);
 			if (strcmp(odir, dir) == 0) {
@@ -327,7 +429,9 @@ static const char *times(unsigned long long n)
 
 static void why_comment(const struct line *l, FILE *out)
 {
-	const char *verb = l->kind == LINE_WRITE ? "wrote there" : l->exec ? "ran it" : "read it";
+	const char *verb = l->kind == LINE_WRITE ? "wrote there" : l->exec ? "ran it" :
+			   l->first->kind == LEARN_MADE_IN ? "made or removed a file in it" :
+			   "read it";
 
 	if (l->files > 1)
 		fprintf(out, "# %s read %zu files under it, %llu %s", l->first->comm, l->files,
@@ -336,23 +440,58 @@ static void why_comment(const struct line *l, FILE *out)
 		fprintf(out, "# %s %s %llu %s", l->first->comm, verb, l->count, times(l->count));
 }
 
+/* What the host has at L's path, and what that directory holds. */
+static enum learn_host line_host(const struct line *l)
+{
+	return l->group ? LEARN_HOST_DIR : l->first->host;
+}
+
+static unsigned line_holds(const struct line *l)
+{
+	return l->group ? l->first->parent_flags : l->first->host_flags;
+}
+
+/* Why L may not be proposed, or NULL. */
+static const char *refusal(const struct learn_facts *f, const struct line *l)
+{
+	enum learn_host host = line_host(l);
+	unsigned holds = line_holds(l);
+	const char *why;
+
+	if (l->kind == LINE_WRITE)
+		why = unwritable(l->path, f);
+	else if (holds_home(l->path, f))
+		why = WHOLE_HOME;
+	else
+		why = learn_secret_reason(l->path, f->home);
+	if (why)
+		return why;
+	/* a directory is proposed for the files read in it: one lookup or
+	 * one file made there never makes it readable whole when it holds
+	 * a secret, and a file made never proposes it at all */
+	if (host == LEARN_HOST_DIR && holds_secret(l->path, f))
+		return "a directory holding secrets: bind what COMMAND needs in it";
+	if (!l->group && l->first->kind == LEARN_MADE_IN)
+		return "COMMAND only made or removed something in it: bind the directory "
+		       "yourself if COMMAND is to keep what it makes";
+	if (host == LEARN_HOST_SOCKET)
+		return "a socket, FIFO or device of the host: the sandbox would talk to what is behind it";
+	if (host == LEARN_HOST_LINK)
+		return "the host reaches it through a symbolic link: bind its target if you mean it";
+	if (host == LEARN_HOST_DIR && (holds & LEARN_HOLDS_CHANNEL))
+		return "it holds a FIFO, socket or device of the host: the sandbox would talk to "
+		       "what is behind it";
+	if (l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GIT_ODD))
+		return "its .git is a link or a special file: git runs hooks from it";
+	return NULL;
+}
+
 /* One line, or its commented form with the reason it is not proposed. */
 static size_t print_line(const struct learn_facts *f, const struct line *l, FILE *out)
 {
 	const char *opt = l->kind == LINE_WRITE ? "bind" : "ro-bind-try";
-	enum learn_host host = l->group ? LEARN_HOST_DIR : l->first->host;
-	const char *why = NULL;
+	const char *why = refusal(f, l);
 
-	if (l->kind == LINE_WRITE)
-		why = learn_unwritable_reason(l->path, f->home);
-	else if (too_wide(l->path, f->home))
-		why = "/ or your home directory whole";
-	else
-		why = learn_secret_reason(l->path, f->home);
-	if (!why && host == LEARN_HOST_SOCKET)
-		why = "a socket, FIFO or device of the host: the sandbox would talk to what is behind it";
-	if (!why && host == LEARN_HOST_LINK)
-		why = "the host reaches it through a symbolic link: bind its target if you mean it";
 	if (why) {
 		fprintf(out, "# not proposed (%s): %s %s %s\n", why, opt, l->path, l->path);
 		fprintf(out, "  ");
@@ -363,6 +502,11 @@ static size_t print_line(const struct learn_facts *f, const struct line *l, FILE
 	fprintf(out, "%s %s %s    ", opt, l->path, l->path);
 	why_comment(l, out);
 	fputc('\n', out);
+	/* a checkout proposed writable keeps its .git read-only: git runs
+	 * hooks and configuration from it outside the sandbox */
+	if (l->kind == LINE_WRITE && (line_holds(l) & LEARN_HOLDS_GIT))
+		fprintf(out, "ro-bind-try %s/.git %s/.git    # read-only: git runs hooks and "
+			"configuration from .git outside the sandbox\n", l->path, l->path);
 	return 1;
 }
 
@@ -379,24 +523,51 @@ static size_t fs_lines(const struct learn_facts *f, FILE *out)
 {
 	struct lines ls = { 0 };
 	size_t proposed = 0;
+	enum line_kind last = LINE_READ;
 
 	read_lines(f, &ls);
 	write_lines(f, &ls);
 	if (ls.n)
 		qsort(ls.v, ls.n, sizeof(*ls.v), by_kind_then_path);
-	for (size_t i = 0; i < ls.n; i++) {
+	for (size_t i = 0, printed = 0; i < ls.n; i++) {
 		if (covered(&ls, i))
 			continue;
-		if (i == 0 || ls.v[i].kind != ls.v[i - 1].kind)
+		/* a header before the first line printed of each kind (the
+		 * line before may have been covered) */
+		if (printed++ == 0 || ls.v[i].kind != last)
 			fprintf(out, "\n# %s\n", ls.v[i].kind == LINE_WRITE ?
 				"written where the sandbox is read-only" :
 				"missing in the sandbox, there on the host");
+		last = ls.v[i].kind;
 		proposed += print_line(f, &ls.v[i], out);
 	}
 	for (size_t i = 0; i < ls.n; i++)
 		free(ls.v[i].group);
 	free(ls.v);
 	return proposed;
+}
+
+#define UNKNOWN_LISTED 20	/* paths not looked up, named one by one */
+
+/* The paths the host lookup gave no answer for (on a FUSE or autofs
+ * mount, never walked into, or past the lookup's deadline): said, so
+ * that a profile missing them is not taken for complete. */
+static void unknown_lines(const struct learn_facts *f, FILE *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_entries; i++)
+		n += f->entries[i].host == LEARN_HOST_UNKNOWN;
+	if (!n)
+		return;
+	fprintf(out, "\n# %zu path%s not looked up on the host (on a FUSE or automount file "
+		"system, or past the lookup's deadline): this profile may lack %s\n", n,
+		n == 1 ? " was" : "s were", n == 1 ? "it" : "them");
+	for (size_t i = 0, listed = 0; i < f->n_entries && listed < UNKNOWN_LISTED; i++)
+		if (f->entries[i].host == LEARN_HOST_UNKNOWN) {
+			fprintf(out, "#   %s\n", f->entries[i].path);
+			listed++;
+		}
 }
 
 /* ---- seccomp, network, limits ---- */
@@ -432,6 +603,17 @@ static bool asked_with_port(const struct learn_facts *f, const char *host)
 	return false;
 }
 
+/* localhost and its kin: the host's loopback, where its own services
+ * listen. */
+static bool is_loopback_name(const char *host)
+{
+	size_t n = strlen(host);
+
+	return strcasecmp(host, "localhost") == 0 || strcasecmp(host, "ip6-localhost") == 0 ||
+	       strcasecmp(host, "localhost.localdomain") == 0 ||
+	       (n > 10 && strcasecmp(host + n - 10, ".localhost") == 0);
+}
+
 static size_t net_lines(const struct learn_facts *f, FILE *out)
 {
 	size_t proposed = 0;
@@ -446,7 +628,12 @@ static size_t net_lines(const struct learn_facts *f, FILE *out)
 		if (n->port > 0)
 			fprintf(out, "allow-net %s:%d    # asked %llu %s\n", n->host, n->port,
 				n->count, times(n->count));
-		else if (!asked_with_port(f, n->host))
+		else if (is_loopback_name(n->host) && !asked_with_port(f, n->host)) {
+			fprintf(out, "# allow-net %s    # looked up %llu %s: not proposed, the "
+				"host's own services listen there; name the port if you mean "
+				"one\n", n->host, n->count, times(n->count));
+			continue;
+		} else if (!asked_with_port(f, n->host))
 			fprintf(out, "allow-net %s    # looked up %llu %s (the port is not known: "
 				"443, allow-net's default)\n", n->host, n->count, times(n->count));
 		else
@@ -503,12 +690,16 @@ size_t learn_write_profile(const struct learn_facts *f, FILE *out)
 			fprintf(out, "# (a profile whose name holds a space, a quote or a control "
 				"character: include it here yourself)\n");
 	proposed += fs_lines(f, out);
+	unknown_lines(f, out);
 	call_lines(f, out);
 	proposed += net_lines(f, out);
 	proposed += limit_lines(f, out);
 	if (f->dropped)
-		fprintf(out, "\n# %llu observations were lost (the recorder fell behind)\n",
-			f->dropped);
+		fprintf(out, "\n# %llu observations were lost (hutch's observer fell behind, or "
+			"COMMAND ended it): paths may be missing here\n", f->dropped);
+	if (f->slow)
+		fprintf(out, "\n# hutch's observer kept calls waiting past the deadline: calls "
+			"stopped waiting for it, and paths may be missing here\n");
 	if (proposed == 0 && f->n_entries == 0 && f->n_calls == 0 && f->n_nets == 0)
 		fprintf(out, "\n# nothing to propose: COMMAND was refused nothing hutch saw\n");
 	return proposed;

@@ -20,6 +20,14 @@ enum learn_host {
 	LEARN_HOST_SOCKET = 's',	/* a socket, FIFO or device: a channel to the host */
 };
 
+/* What a directory on the host holds, as the lookup child says it (one
+ * byte, LEARN_FLAGS_BASE plus these bits). */
+#define LEARN_FLAGS_BASE 'A'
+#define LEARN_HOLDS_GIT 1	/* DIR/.git, a directory or a file */
+#define LEARN_HOLDS_GIT_ODD 2	/* DIR/.git, a link or something else */
+#define LEARN_HOLDS_CHANNEL 4	/* a FIFO, socket or device right in it */
+#define LEARN_HOLDS_ALL 7
+
 /* One path learned: what happened there how often, first by whom. */
 struct learn_entry {
 	enum learn_kind kind;
@@ -28,6 +36,8 @@ struct learn_entry {
 	unsigned long long count;
 	enum learn_host host;		/* the path on the host */
 	enum learn_host parent_host;	/* its directory on the host */
+	unsigned host_flags;		/* LEARN_HOLDS_*, when a directory */
+	unsigned parent_flags;		/* its directory's */
 };
 
 /* A call the seccomp policy refused. */
@@ -47,7 +57,10 @@ struct learn_net {
 };
 
 struct learn_facts {
-	const char *home;		/* the caller's, or NULL */
+	const char *home;		/* the caller's, canonical, or NULL */
+	const char *const *homes;	/* every home else: $HOME as given,
+					   /home, every user's (passwd) */
+	size_t n_homes;
 	char *const *includes;		/* the profiles the run used */
 	size_t n_includes;
 	const char *command;		/* COMMAND's argv[0], for the header */
@@ -62,11 +75,21 @@ struct learn_facts {
 	unsigned long long memory;	/* its --memory in bytes (0: none) */
 	double timeout;			/* its --timeout when it ended it, else 0 */
 	unsigned long long dropped;	/* records lost (the observer fell behind) */
+	bool slow;			/* calls stopped waiting for the observer */
 };
 
 /* Why PATH must never be readable in a sandbox unless the user says so
  * (keys, tokens, the sockets of the host's services), or NULL. */
 const char *learn_secret_reason(const char *path, const char *home);
+
+/* HOME without its trailing slashes ("/" stays). */
+void learn_home_trim(char *home);
+
+/* Is REL (".config/gh") a run of PATH's components? */
+bool learn_components_hold(const char *path, const char *rel);
+
+/* Does DIR hold a secret of the table (a .config holds .config/gh)? */
+bool learn_holds_secret(const char *dir);
 
 /* Why PATH must never be proposed writable, or NULL. */
 const char *learn_unwritable_reason(const char *path, const char *home);

@@ -234,6 +234,44 @@ int hostfile_create_fresh(const char *path, const char **why)
 	return fd;
 }
 
+static bool write_all(int fd, const char *text, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		text += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+int hostfile_replace(const char *path, const char *text, size_t len, const char **why)
+{
+	char temp[64];
+	const char *base;
+	int dir = open_parent(path, &base, why), fd = -1, r = -1;
+
+	if (dir < 0)
+		return -1;
+	if (replaceable(dir, base, why) && (fd = create_temp(dir, temp, why)) >= 0) {
+		if (!write_all(fd, text, len))
+			*why = strerror(errno ? errno : ENOSPC);
+		else if (renameat(dir, temp, dir, base) < 0)
+			*why = errno == EISDIR ? "a directory stands there" : strerror(errno);
+		else
+			r = 0;
+		if (r < 0)
+			unlinkat(dir, temp, 0);
+		close(fd);
+	}
+	close(dir);
+	return r;
+}
+
 /* An existing NAME in DIR for appending: never a link followed (O_PATH
  * with O_NOFOLLOW holds the link itself, refused as not regular), never
  * a FIFO or device opened, never another user's file; the very inode

@@ -36,6 +36,13 @@ char *hostfile_read_small(const char *path, size_t *len, struct stat *st, const 
  * *WHY (static text). */
 int hostfile_create_fresh(const char *path, const char **why);
 
+/* TEXT as PATH: written whole under a temporary name in PATH's
+ * directory (reached without a symbolic link), then renamed over
+ * whatever stands at the name as hostfile_create_fresh does, so that a
+ * file planted there meanwhile is gone.  0, or -1 and *WHY (static
+ * text). */
+int hostfile_replace(const char *path, const char *text, size_t len, const char **why);
+
 /* PATH for appending (close-on-exec): a new regular file of the caller,
  * mode 0600, or the caller's regular file that stands there, reached
  * without a symbolic link; a link, a FIFO, a socket, a device, a

@@ -559,6 +559,29 @@ static int load_nested(const struct plan *plan,
 	return load_plain(ready, log_flag(log), err, errlen);
 }
 
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)	/* Linux 5.19 */
+#endif
+
+/* The notifying filter, its listener returned.  Under --learn a call
+ * the policy allows waits for the observer: once the supervisor has it,
+ * only a fatal signal may end the wait (a timer's signal would make an
+ * open or a stat return EINTR, which it never does without --learn).
+ * Kernels before 5.19 refuse the flag (EINVAL): loaded without it. */
+static int load_listener(const struct plan *plan, const struct policy_ready *ready,
+			 unsigned flags)
+{
+	unsigned with = flags | SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	int listener = -1;
+
+	if (plan->learn_path)
+		listener = load_program(ready->notify, ready->n_notify,
+					with | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+	if (listener >= 0 || (plan->learn_path && errno != EINVAL))
+		return listener;
+	return load_program(ready->notify, ready->n_notify, with);
+}
+
 /* The notifying filter, its listener handed to the supervisor (who
  * answers every refusal from then on), then the late filter. */
 static int load_reporting(const struct plan *plan,
@@ -567,8 +590,7 @@ static int load_reporting(const struct plan *plan,
 			  char *err, size_t errlen)
 {
 	unsigned flags = log_flag(plan->seccomp_log);
-	int listener = load_program(ready->notify, ready->n_notify,
-				    flags | SECCOMP_FILTER_FLAG_NEW_LISTENER);
+	int listener = load_listener(plan, ready, flags);
 
 	if (listener < 0 && errno == EBUSY)
 		return load_nested(plan, ready, hand_over, sb, err, errlen);

@@ -292,6 +292,146 @@ START_TEST(test_unwritable_reasons)
 }
 END_TEST
 
+/* Secrets by path components anywhere: another user's home, a home
+ * reached through a link, a directory that holds one. */
+START_TEST(test_secrets_by_component)
+{
+	ck_assert_ptr_nonnull(learn_secret_reason("/home/bob/.ssh/id_ed25519", "/root"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/var/home/u/.config/gh/hosts.yml", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/home/u/snap/firefox/common/.mozilla/x", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/home/u/.docker", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/home/u/.var/app/org.x/y", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/home/u/.config/BraveSoftware/a", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/home/u/.pgpass", "/home/u"));
+	ck_assert_ptr_nonnull(learn_secret_reason("/root/.ssh/id_rsa", "/root"));
+	ck_assert_ptr_null(learn_secret_reason("/root/src", "/root"));
+	ck_assert_ptr_null(learn_secret_reason("/home/u/.sshx", "/home/u"));
+	ck_assert_ptr_null(learn_secret_reason("/home/u/.config/fish", "/home/u"));
+	ck_assert(learn_components_hold("/a/.config/gh", ".config/gh"));
+	ck_assert(!learn_components_hold("/a/x.config/gh", ".config/gh"));
+	ck_assert(learn_holds_secret("/home/u/.config"));
+	ck_assert(learn_holds_secret("/home/u/.local/share"));
+	ck_assert(learn_holds_secret("/home/u/.local"));
+	ck_assert(learn_holds_secret("/home/u/.cargo"));
+	ck_assert(learn_holds_secret("/home/u/.config/containers"));
+	ck_assert(learn_holds_secret("/etc"));
+	ck_assert(!learn_holds_secret("/home/u/.config/fish"));
+	ck_assert(!learn_holds_secret("/opt/lib"));
+}
+END_TEST
+
+START_TEST(test_home_trimmed)
+{
+	char a[] = "/home/u//", b[] = "/", c[] = "/home/u";
+
+	learn_home_trim(a);
+	learn_home_trim(b);
+	learn_home_trim(c);
+	ck_assert_str_eq(a, "/home/u");
+	ck_assert_str_eq(b, "/");
+	ck_assert_str_eq(c, "/home/u");
+}
+END_TEST
+
+/* A directory holding a secret, looked up once or where a file was
+ * made, is a comment; so are other homes and /home. */
+START_TEST(test_profile_dir_holding_secret_commented)
+{
+	static const char *const homes[] = { "/home", "/home/bob" };
+	struct learn_entry e[] = {
+		entry(LEARN_READ, "/home/u/.config", "ls", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_MADE_IN, "/home/u/.local/share", "touch", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_MADE_IN, "/home/u/proj/out", "touch", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/home", "ls", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/home/bob", "ls", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/mods", "python3", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+	};
+	struct learn_facts f = { .home = "/home/u", .homes = homes, .n_homes = 2,
+				 .includes = includes, .n_includes = 1, .entries = e, .n_entries = 6 };
+	size_t proposed;
+	char *text = profile_of(&f, &proposed);
+
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\nro-bind-try /opt/mods /opt/mods "));
+	ck_assert_ptr_nonnull(strstr(text, "# not proposed (a directory holding secrets: bind what COMMAND needs in it): ro-bind-try /home/u/.config "));
+	ck_assert_ptr_nonnull(strstr(text, "): ro-bind-try /home/u/.local/share "));
+	ck_assert_ptr_nonnull(strstr(text, "# not proposed (COMMAND only made or removed"));
+	ck_assert_ptr_nonnull(strstr(text, "): ro-bind-try /home/bob /home/bob"));
+	free(text);
+}
+END_TEST
+
+/* The header stays when the first line of its kind is left out. */
+START_TEST(test_profile_header_after_covered_line)
+{
+	struct learn_entry e[] = {
+		entry(LEARN_READ, "/opt/a", "sh", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/a/b", "sh", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+	};
+	struct learn_facts f = { .includes = includes, .n_includes = 1, .entries = e,
+				 .n_entries = 2 };
+	size_t proposed;
+	char *text = profile_of(&f, &proposed);
+
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\n# missing in the sandbox, there on the host\nro-bind-try /opt/a/b "));
+	free(text);
+}
+END_TEST
+
+/* A name looked up alone: localhost is only a comment. */
+START_TEST(test_profile_localhost_commented)
+{
+	struct learn_net n[] = {
+		{ .host = "localhost", .port = 0, .count = 1 },
+		{ .host = "db.localhost", .port = 0, .count = 1 },
+		{ .host = "example.org", .port = 0, .count = 1 },
+	};
+	struct learn_facts f = { .includes = includes, .n_includes = 1, .nets = n, .n_nets = 3 };
+	size_t proposed;
+	char *text = profile_of(&f, &proposed);
+
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\n# allow-net localhost    # looked up 1 time: not proposed"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# allow-net db.localhost "));
+	ck_assert_ptr_nonnull(strstr(text, "\nallow-net example.org "));
+	free(text);
+}
+END_TEST
+
+/* A checkout proposed writable keeps its .git read-only; one whose .git
+ * is a link is a comment; a directory holding a FIFO is a comment. */
+START_TEST(test_profile_git_and_fifo_dirs)
+{
+	struct learn_entry e[] = {
+		entry(LEARN_WRITE, "/src/proj", "sh", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_WRITE, "/src/linked", "sh", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/fifos", "ls", 1, LEARN_HOST_DIR, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/g/a", "cat", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/g/b", "cat", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+		entry(LEARN_READ, "/opt/g/c", "cat", 1, LEARN_HOST_FILE, LEARN_HOST_DIR),
+	};
+	struct learn_facts f = { .includes = includes, .n_includes = 1, .entries = e,
+				 .n_entries = 6 };
+	size_t proposed;
+	char *text;
+
+	e[0].host_flags = LEARN_HOLDS_GIT;
+	e[1].host_flags = LEARN_HOLDS_GIT_ODD;
+	e[2].host_flags = LEARN_HOLDS_CHANNEL;
+	for (int i = 3; i < 6; i++)
+		e[i].parent_flags = LEARN_HOLDS_CHANNEL;
+	text = profile_of(&f, &proposed);
+	ck_assert_uint_eq(proposed, 1);
+	ck_assert_ptr_nonnull(strstr(text, "\nbind /src/proj /src/proj    # sh wrote there 1 time\n"
+				     "ro-bind-try /src/proj/.git /src/proj/.git    # read-only"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# not proposed (its .git is a link or a special file"));
+	ck_assert_ptr_nonnull(strstr(text, "): ro-bind-try /opt/fifos /opt/fifos"));
+	ck_assert_ptr_nonnull(strstr(text, "): ro-bind-try /opt/g /opt/g"));
+	free(text);
+}
+END_TEST
+
 static Suite *learn_suite(void)
 {
 	Suite *s = suite_create("learn");
@@ -310,6 +450,12 @@ static Suite *learn_suite(void)
 	tcase_add_test(tc, test_profile_calls_commented_nets_exact);
 	tcase_add_test(tc, test_profile_limits);
 	tcase_add_test(tc, test_unwritable_reasons);
+	tcase_add_test(tc, test_secrets_by_component);
+	tcase_add_test(tc, test_home_trimmed);
+	tcase_add_test(tc, test_profile_git_and_fifo_dirs);
+	tcase_add_test(tc, test_profile_header_after_covered_line);
+	tcase_add_test(tc, test_profile_localhost_commented);
+	tcase_add_test(tc, test_profile_dir_holding_secret_commented);
 	suite_add_tcase(s, tc);
 	return s;
 }
