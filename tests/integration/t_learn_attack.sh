@@ -153,19 +153,23 @@ test_learn_attack_fuse_lookup_bounded() {
 	assert_match "^#   $T/fuse/hang/x$" "$(cat "$file")" "FILE written, naming the path not looked up"
 }
 
-# "COMMAND's exit status is its own": a program whose timer signal (no
-# SA_RESTART) comes while an open or stat is held for the observer must
-# not see EINTR, which these calls never return without --learn.
+# "COMMAND's exit status is its own": a program whose timer signal comes
+# while an open or stat is held for the observer.  With SA_RESTART the
+# call goes on and COMMAND sees nothing.  Without it, a signal that
+# comes before the supervisor has taken the call ends it with EINTR
+# (the kernel's seccomp_do_user_notification; WAIT_KILLABLE_RECV closes
+# the window after that): hutch(1) and docs/learn.md say so, and only
+# the control is checked for that handler.
 check_no_eintr() {
 	local file out rc=0
 	learn_project
 	learn_home
 	cp "$T/eintr" "$T/work/proj/eintr"
 	out=$(in_project env HOME="$LH" "$H" -- ./eintr)
-	assert_eq "eintr=0" "$out" "without --learn"
+	assert_eq "eintr=0" "$out" "control: without --learn, no SA_RESTART"
 	file=$(learn_out eintr.profile)
-	out=$(learn_run "$file" "$LH" -- ./eintr 2>/dev/null) || rc=$?
-	assert_eq "eintr=0" "$out" "with --learn, open and stat returned EINTR"
+	out=$(learn_run "$file" "$LH" -- ./eintr restart 2>/dev/null) || rc=$?
+	assert_eq "eintr=0" "$out" "with --learn and SA_RESTART, open and stat returned EINTR"
 	assert_eq 0 "$rc" "COMMAND's exit status with --learn"
 }
 test_learn_attack_no_eintr() {
