@@ -6,9 +6,12 @@
  * Commands, one a line on standard input, each answered by one line on
  * standard output ("ok ..." or "error: ..."):
  *   restrict UID      namespaces owned by UID, and below, are restricted
- *   allow PATH        PATH's program keeps its capabilities there
- *                     (the stand-in for an AppArmor profile with `userns,`)
- *   disallow PATH     no longer
+ *   attach PATTERN    a file executed from a path matching PATTERN (a path,
+ *                     or one * matching within a component) keeps its
+ *                     capabilities there (the stand-in for an AppArmor
+ *                     profile with `userns,` attached to PATTERN)
+ *   detach PATTERN    no longer, for the files executed through it too
+ *   allow, disallow   the same as attach and detach
  *   counters          "ok denied N allowed N": capability checks so far
  * "ready" is printed once the program is attached. */
 #define _GNU_SOURCE
@@ -18,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -27,20 +28,95 @@
 
 #include "standin.skel.h"
 
+/* standin.bpf.c's struct pattern. */
+#define HEAD_MAX 128
+#define TAIL_MAX 64
+#define PATTERNS 8
+struct pattern {
+	char head[HEAD_MAX];
+	char tail[TAIL_MAX];
+	__u32 star;
+	__u32 pad;
+};
 struct program_id {
 	__u64 dev;
 	__u64 ino;
+	__u32 gen;
+	__u32 pad;
 };
 
-/* PATH's program as the kernel names it: its dev_t is major << 20 | minor. */
-static int program_id(const char *path, struct program_id *id)
+/* TEXT as a pattern: a path, or HEAD*TAIL (one star). */
+static int parse_pattern(const char *text, struct pattern *p)
 {
-	struct stat st;
+	const char *star = strchr(text, '*');
+	size_t head = star ? (size_t)(star - text) : strlen(text);
 
-	if (stat(path, &st) < 0)
-		return -1;
-	id->dev = ((__u64)major(st.st_dev) << 20) | minor(st.st_dev);
-	id->ino = st.st_ino;
+	memset(p, 0, sizeof(*p));
+	if (text[0] != '/' || head >= HEAD_MAX || (star && strchr(star + 1, '*')) ||
+	    (star && strlen(star + 1) >= TAIL_MAX))
+		return -EINVAL;
+	memcpy(p->head, text, head);
+	if (star) {
+		p->star = 1;
+		strcpy(p->tail, star + 1);
+	}
+	return 0;
+}
+
+/* The slot holding WANT (or, WANT NULL, the first free one), or -1. */
+static int find_slot(struct standin_bpf *skel, const struct pattern *want)
+{
+	struct pattern p;
+
+	for (__u32 k = 0; k < PATTERNS; k++) {
+		if (bpf_map__lookup_elem(skel->maps.patterns, &k, sizeof(k), &p, sizeof(p), 0) < 0)
+			return -1;
+		if (want ? memcmp(&p, want, sizeof(p)) == 0 : p.head[0] == '\0')
+			return (int)k;
+	}
+	return -1;
+}
+
+/* Forget the files executed through slot K's pattern. */
+static void forget_programs(struct standin_bpf *skel, __u32 k)
+{
+	struct program_id key, next;
+	__u32 slot;
+	void *prev = NULL;
+
+	while (bpf_map__get_next_key(skel->maps.allowed_programs, prev, &next, sizeof(next)) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(skel->maps.allowed_programs, &key, sizeof(key),
+					 &slot, sizeof(slot), 0) == 0 && slot == k + 1) {
+			bpf_map__delete_elem(skel->maps.allowed_programs, &key, sizeof(key), 0);
+			prev = NULL;	/* the walk starts again without it */
+		}
+	}
+}
+
+static int cmd_attach(struct standin_bpf *skel, const char *text, bool attach)
+{
+	struct pattern p, empty;
+	int k;
+
+	if (parse_pattern(text, &p) < 0)
+		return -EINVAL;
+	k = find_slot(skel, &p);
+	if (attach) {
+		if (k >= 0)
+			return 0;
+		k = find_slot(skel, NULL);
+		if (k < 0)
+			return -ENOSPC;
+		return bpf_map__update_elem(skel->maps.patterns, &k, sizeof(k), &p, sizeof(p), BPF_ANY);
+	}
+	if (k < 0)
+		return -ENOENT;
+	memset(&empty, 0, sizeof(empty));
+	if (bpf_map__update_elem(skel->maps.patterns, &k, sizeof(k), &empty, sizeof(empty), BPF_ANY) < 0)
+		return -errno;
+	forget_programs(skel, (__u32)k);
 	return 0;
 }
 
@@ -50,19 +126,6 @@ static int cmd_restrict(struct standin_bpf *skel, const char *arg)
 	__u8 one = 1;
 
 	return bpf_map__update_elem(skel->maps.restricted_uids, &uid, sizeof(uid),
-				    &one, sizeof(one), BPF_ANY);
-}
-
-static int cmd_allow(struct standin_bpf *skel, const char *path, bool allow)
-{
-	struct program_id id;
-	__u8 one = 1;
-
-	if (program_id(path, &id) < 0)
-		return -errno;
-	if (!allow)
-		return bpf_map__delete_elem(skel->maps.allowed_programs, &id, sizeof(id), 0);
-	return bpf_map__update_elem(skel->maps.allowed_programs, &id, sizeof(id),
 				    &one, sizeof(one), BPF_ANY);
 }
 
@@ -92,8 +155,10 @@ static int command(struct standin_bpf *skel, char *line)
 		return -EINVAL;
 	if (strcmp(line, "restrict") == 0)
 		return cmd_restrict(skel, arg);
-	if (strcmp(line, "allow") == 0 || strcmp(line, "disallow") == 0)
-		return cmd_allow(skel, arg, line[0] == 'a');
+	if (strcmp(line, "attach") == 0 || strcmp(line, "allow") == 0)
+		return cmd_attach(skel, arg, true);
+	if (strcmp(line, "detach") == 0 || strcmp(line, "disallow") == 0)
+		return cmd_attach(skel, arg, false);
 	return -EINVAL;
 }
 
