@@ -146,6 +146,10 @@ run_check() {
 	# Where bash ignores set -e, it ignores it in this subshell too.
 	ignored=$(set +e; (set -e; false; echo yes); true)
 	[ -z "$ignored" ] || fail "$1: called inside ||, &&, !, if or while, where bash ignores set -e and a failed step would pass unseen; call it on a line of its own"
+	if [ "${AS:-}" = as_user ] && [ -n "${USER_SANDBOX_WHY:-}" ] && [ "${NEEDS_USER_SANDBOX:-no}" = yes ]; then
+		skip_part "$USER_SANDBOX_WHY"
+		return 0
+	fi
 	set +e
 	(
 		set -e -E
@@ -400,10 +404,40 @@ needs_userns() { have_userns || skip "$WHY"; }
 # fallback, --doctor, the build, parsing, or pass under the fallback as
 # well); every other test checks the namespace sandbox and skips, with
 # the reason, where user namespaces are refused.
+#
+# Where user namespaces are made but uid $NOBODY's hold no privilege
+# (Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1 without hutch's
+# AppArmor profile), root's sandbox still runs: there a test's as_user
+# part is skipped, with the reason (USER_SANDBOX_WHY, from `run`'s
+# user_sandbox_probe), and its as_root part runs.
 userns_gate() {
+	NEEDS_USER_SANDBOX=no
 	grep -qx -- "$1" "$(dirname "${BASH_SOURCE[0]}")/without-userns" && return 0
+	NEEDS_USER_SANDBOX=yes
 	needs_userns
 }
+
+# user_sandbox_probe: nothing where uid $NOBODY gets hutch's namespace
+# sandbox; where it gets the Landlock fallback instead, one line saying
+# so and why, as hutch's notice and --doctor tell it.  Asked of hutch
+# itself, copied as setup_scratch copies it (a profile attached to a path
+# covers that copy or not, as it covers the tests').  Anything else (the
+# sandbox fails otherwise, or --doctor does not agree that the machine
+# withholds it) says nothing: the tests then fail and show it.
+user_sandbox_probe() (
+	setup_scratch
+	trap cleanup_scratch EXIT
+	out=$(as_user "$H" sh -c 'echo $$' 2>"$T/err") || true
+	notice=$(head -n 1 "$T/err")
+	[ "$out" = 2 ] && [ ! -s "$T/err" ] && exit 0
+	case $notice in
+	"hutch: fallback: user namespaces refused"*) ;;
+	*) exit 0 ;;
+	esac
+	doctor=$(as_user "$H" --doctor 2>&1 | grep -m 1 -E 'is made but has no privilege|failed with E') || exit 0
+	echo "uid $NOBODY gets hutch's Landlock fallback here, not its namespace sandbox" \
+		"(${notice#hutch: }; --doctor: $(echo "$doctor" | sed 's/^[[:space:]]*//'))"
+)
 
 # This kernel's Landlock ABI (0 without Landlock), as --doctor reads it.
 landlock_abi() {
