@@ -146,7 +146,7 @@ run_check() {
 	# Where bash ignores set -e, it ignores it in this subshell too.
 	ignored=$(set +e; (set -e; false; echo yes); true)
 	[ -z "$ignored" ] || fail "$1: called inside ||, &&, !, if or while, where bash ignores set -e and a failed step would pass unseen; call it on a line of its own"
-	if [ "${AS:-}" = as_user ] && [ -n "${USER_SANDBOX_WHY:-}" ] && [ "${NEEDS_USER_SANDBOX:-no}" = yes ]; then
+	if [ "${AS:-as_root}" != as_root ] && [ -n "${USER_SANDBOX_WHY:-}" ] && [ "${NEEDS_USER_SANDBOX:-no}" = yes ]; then
 		skip_part "$USER_SANDBOX_WHY"
 		return 0
 	fi
@@ -407,8 +407,9 @@ needs_userns() { have_userns || skip "$WHY"; }
 #
 # Where user namespaces are made but uid $NOBODY's hold no privilege
 # (Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1 without hutch's
-# AppArmor profile), root's sandbox still runs: there a test's as_user
-# part is skipped, with the reason (USER_SANDBOX_WHY, from `run`'s
+# AppArmor profile), root's sandbox still runs: there a test's parts for
+# an unprivileged caller (as_user, t_fallback_mount's uid 1001) are
+# skipped, with the reason (USER_SANDBOX_WHY, from `run`'s
 # user_sandbox_probe), and its as_root part runs.
 userns_gate() {
 	NEEDS_USER_SANDBOX=no
