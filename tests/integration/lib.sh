@@ -351,11 +351,19 @@ have_fresh_procfs() {
 }
 needs_fresh_procfs() { have_fresh_procfs || skip "$WHY"; }
 
+# unprivileged_sandbox_callers: as_user, unless only root gets the
+# namespace sandbox here (USER_SANDBOX_WHY: then the gate in run_check
+# skips as_user's parts, and a probe of its namespaces would blame them
+# for what is the machine's restriction).
+unprivileged_sandbox_callers() {
+	[ -n "${USER_SANDBOX_WHY:-}" ] || echo as_user
+}
+
 # have_hostname_in_userns: can both callers set the host name in user and
 # uts namespaces of their own (an engine's seccomp may refuse sethostname)?
 have_hostname_in_userns() {
 	local as
-	for as in as_root as_user; do
+	for as in as_root $(unprivileged_sandbox_callers); do
 		WHY=$($as unshare -Uru hostname hutch-probe 2>&1) && continue
 		WHY="sethostname in a user namespace is refused here ($as: unshare -Uru hostname: ${WHY:-failed})"
 		return 1
@@ -416,6 +424,17 @@ userns_gate() {
 	grep -qx -- "$1" "$(dirname "${BASH_SOURCE[0]}")/without-userns" && return 0
 	NEEDS_USER_SANDBOX=yes
 	needs_userns
+}
+
+# user_sandbox_offered: for a test that runs as_user's steps itself, not
+# through run_check: true, or false after saying (skip_part) that only
+# root gets the namespace sandbox here (see userns_gate).
+user_sandbox_offered() {
+	if [ -z "${USER_SANDBOX_WHY:-}" ] || [ "${NEEDS_USER_SANDBOX:-no}" = no ]; then
+		return 0
+	fi
+	AS=as_user skip_part "$USER_SANDBOX_WHY"
+	return 1
 }
 
 # user_sandbox_probe: nothing where uid $NOBODY gets hutch's namespace
