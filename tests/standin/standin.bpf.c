@@ -16,9 +16,9 @@
  * every namespace below it.  A capability check whose cred lives in a
  * restricted namespace is denied with EPERM unless the task runs under
  * the stand-in for a loaded profile with `userns,` attached to a path:
- * it executed, unlabelled, a file executed from a path matching one of
- * the patterns (device, inode and generation in allowed_programs); what
- * it executes in turn keeps nothing (the labels map).
+ * it executed, unlabelled, a file from a path matching one of the
+ * loader's patterns (allowed_programs); what it executes in turn keeps
+ * nothing (the labels map).
  *
  * AppArmor mediates more than capabilities, and two of its refusals come
  * first and with another errno, which programs print: mount, umount,
@@ -41,32 +41,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define FMODE_EXEC 0x20	/* include/linux/fs.h: the file is opened to be executed */
-#define PATH_BUF 256		/* longer paths match no pattern */
-#define HEAD_MAX 128
-#define TAIL_MAX 64
-#define PATTERNS 8
-
-/* A program file, as the kernel names it; the generation tells a file
- * from a later one that reuses its inode number (the suite makes and
- * removes hundreds of copies of hutch). */
+/* A program file, as the kernel names it. */
 struct program_id {
 	__u64 dev;	/* the kernel's dev_t: major << 20 | minor */
 	__u64 ino;
-	__u32 gen;
-	__u32 pad;
 };
-
-/* An attachment, as an AppArmor profile's: a path, or HEAD*TAIL where
- * the star matches within one path component (no '/'), as AppArmor's *
- * does.  Unused slots have an empty head. */
-struct pattern {
-	char head[HEAD_MAX];
-	char tail[TAIL_MAX];
-	__u32 star;
-	__u32 pad;
-};
-
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -75,16 +54,13 @@ struct {
 	__type(value, __u8);
 } restricted_uids SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PATTERNS);
-	__type(key, __u32);
-	__type(value, struct pattern);
-} patterns SEC(".maps");
-
-/* The files executed from a path an attachment matched, each with its
- * pattern's slot + 1 (so the loader forgets them with the pattern).
- * LRU: it never fills. */
+/* The files being executed from a path an attachment matches, each
+ * with its pattern's slot + 1.  The loader keeps it (loader.c): it sees
+ * every exec on the filesystems of the attached paths before the exec
+ * goes on (fanotify's FAN_OPEN_EXEC_PERM), matches the path, and adds
+ * the file, or removes it when it is executed from a path that does not
+ * match (a copy's inode number reused by another file).  LRU: it never
+ * fills; a file it forgets is unregistered, which grants nothing. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
@@ -158,7 +134,6 @@ static bool registered_file(struct file *file)
 		return false;
 	id.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
 	id.ino = BPF_CORE_READ(file, f_inode, i_ino);
-	id.gen = BPF_CORE_READ(file, f_inode, i_generation);
 	return bpf_map_lookup_elem(&allowed_programs, &id) != NULL;
 }
 
@@ -169,43 +144,6 @@ static bool allowed_program(void)
 	__u32 *label = bpf_map_lookup_elem(&labels, &task);
 
 	return label && *label == LABEL_PROFILE;
-}
-
-/* Does PATH (LEN bytes, no NUL) match P? */
-static bool path_matches(const char *path, int len, const struct pattern *p)
-{
-	int head = 0, tail = 0, i;
-
-	for (i = 0; i < HEAD_MAX && p->head[i]; i++) {
-		if (i >= len || path[i] != p->head[i])
-			return false;
-		head++;
-	}
-	if (!p->star)
-		return head == len;
-	for (i = 0; i < TAIL_MAX && p->tail[i]; i++)
-		tail++;
-	if (head + tail > len)
-		return false;
-	for (i = 0; i < TAIL_MAX && i < tail; i++)
-		if (path[(len - tail + i) & (PATH_BUF - 1)] != p->tail[i])
-			return false;
-	for (i = head; i < PATH_BUF && i < len - tail; i++)
-		if (path[i & (PATH_BUF - 1)] == '/')
-			return false;
-	return true;
-}
-
-/* The slot + 1 of the first pattern PATH matches, or 0. */
-static __u32 attachment(const char *path, int len)
-{
-	for (__u32 k = 0; k < PATTERNS; k++) {
-		struct pattern *p = bpf_map_lookup_elem(&patterns, &k);
-
-		if (p && p->head[0] && path_matches(path, len, p))
-			return k + 1;
-	}
-	return 0;
 }
 
 /* Is the current task confined: in a restricted namespace, and not a
@@ -270,33 +208,6 @@ int BPF_PROG(standin_file_open, struct file *file, int ret)
 		return 0;
 	count(0);
 	return -EACCES;
-}
-
-/* A file opened to be executed from a path an attachment matches: the
- * file keeps its rights in restricted namespaces from now on, as a
- * program executed from a profile's attachment path runs under the
- * profile (AppArmor resolves symlinks too: d_path names the file). */
-SEC("lsm/file_open")
-int BPF_PROG(standin_exec_open, struct file *file, int ret)
-{
-	char path[PATH_BUF];
-	struct program_id id = {};
-	__u32 slot;
-	long len;
-
-	if (ret || !(BPF_CORE_READ(file, f_mode) & FMODE_EXEC))
-		return ret;
-	len = bpf_d_path((struct path *)&file->f_path, path, sizeof(path));
-	if (len <= 1 || len > PATH_BUF)
-		return 0;
-	slot = attachment(path, (int)len - 1);
-	if (!slot)
-		return 0;
-	id.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
-	id.ino = BPF_CORE_READ(file, f_inode, i_ino);
-	id.gen = BPF_CORE_READ(file, f_inode, i_generation);
-	bpf_map_update_elem(&allowed_programs, &id, &slot, BPF_ANY);
-	return 0;
 }
 
 /* The label at exec, once the exec can no longer fail. */
