@@ -407,6 +407,18 @@ have_userns() {
 }
 needs_userns() { have_userns || skip "$WHY"; }
 
+# have_sandbox_for_caller: does $AS get hutch's namespace sandbox here,
+# not only its fallback?  Not where user namespaces are refused, nor for
+# an unprivileged caller where the machine leaves its namespaces
+# powerless (USER_SANDBOX_WHY); WHY says which.
+have_sandbox_for_caller() {
+	have_userns || return 1
+	if [ "${AS:-as_root}" != as_root ] && [ -n "${USER_SANDBOX_WHY:-}" ]; then
+		WHY=$USER_SANDBOX_WHY
+		return 1
+	fi
+}
+
 # userns_gate TEST: before each test (tests/integration/run).  The tests
 # named in tests/integration/without-userns run anywhere (they test the
 # fallback, --doctor, the build, parsing, or pass under the fallback as
