@@ -146,8 +146,10 @@ static struct userns_trial probe_trial(const struct probe *p)
 	return (struct userns_trial){ map ? USERNS_MAP : USERNS_MOUNT, p->err };
 }
 
-/* The clone worked; a later step of the set-up did not. */
-static void userns_setup_refused(struct finding *f, const struct probe *p)
+/* The clone worked; a later step of the set-up did not.  Where that is
+ * Ubuntu's restriction (or a module doing the same), the verdict names
+ * it as the fallback's notice does (d->userns_refusal). */
+static void userns_setup_refused(struct doctor *d, struct finding *f, const struct probe *p)
 {
 	char why[256], fix[512], cause[256];
 	bool eperm = p->err == EPERM || p->err == EACCES;
@@ -157,9 +159,10 @@ static void userns_setup_refused(struct finding *f, const struct probe *p)
 	doctor_probe_failure(p, why, sizeof(why));
 	if (eperm)
 		nested_find(getuid(), &outer);
-	if (userns_powerless(&trial))
+	if (userns_powerless(&trial)) {
+		d->userns_refusal = REFUSED_APPARMOR;
 		report_powerless(f, p);
-	else if (eperm && outer.lack != NESTED_NONE) {
+	} else if (eperm && outer.lack != NESTED_NONE) {
 		/* Another sandbox's doing: its fix, never "add CAP_SETFCAP"
 		 * or "unconfine the container", which would arm COMMAND. */
 		nested_reason(&outer, cause, sizeof(cause));
@@ -184,7 +187,7 @@ void doctor_check_userns(struct doctor *d, struct finding *f)
 	if (doctor_probe_run(NS_FLAGS, probe_userns, 0, &p) < 0 && strcmp(p.what, "clone") == 0) {
 		userns_clone_refused(d, f, p.err);
 	} else if (!p.ok) {
-		userns_setup_refused(f, &p);
+		userns_setup_refused(d, f, &p);
 	} else {
 		d->userns_ok = true;
 		doctor_say(f, LVL_OK, NULL, "a child in new user, mount and pid namespaces got its id maps, "

@@ -170,16 +170,24 @@ enum userns_refusal userns_classify(const struct userns_trial *r)
 	return REFUSED_NOT;
 }
 
-const char *userns_fix(enum userns_refusal kind)
+/* Ubuntu's restriction as behaviour, where the sysctl is not there to
+ * name it: another security module's words and fix. */
+static bool powerless_without_sysctl(enum userns_refusal kind)
 {
-	return refusals[kind].fix;
+	return kind == REFUSED_APPARMOR && proc_read_number(APPARMOR_SYSCTL) != 1;
 }
 
-/* The cause alone, for --doctor's verdict; NULL where it needs the
- * limit's value or the failed step (REFUSED_COUNT, REFUSED_OTHER). */
+const char *userns_fix(enum userns_refusal kind)
+{
+	return powerless_without_sysctl(kind) ? POWERLESS_FIX : refusals[kind].fix;
+}
+
+/* The cause alone, in the words of the fallback's notice, for --doctor's
+ * verdict; NULL where it needs the limit's value or the failed step
+ * (REFUSED_COUNT, REFUSED_OTHER). */
 const char *userns_reason(enum userns_refusal kind)
 {
-	return refusals[kind].reason;
+	return powerless_without_sysctl(kind) ? POWERLESS_REASON : refusals[kind].reason;
 }
 
 static void count_reason(char *buf, size_t len)
@@ -208,18 +216,15 @@ static void describe_refusal(struct sandbox *sb, const char *stage, enum userns_
 			     const struct userns_trial *r)
 {
 	const struct plan *plan = sb->plan;
-	bool powerless = kind == REFUSED_APPARMOR && proc_read_number(APPARMOR_SYSCTL) != 1;
 
 	if (kind == REFUSED_COUNT)
 		count_reason(sb->found.reason, sizeof(sb->found.reason));
 	else if (kind == REFUSED_OTHER)
 		other_reason(r, sb->found.reason, sizeof(sb->found.reason));
-	else if (powerless)
-		snprintf(sb->found.reason, sizeof(sb->found.reason), "%s", POWERLESS_REASON);
 	else
-		snprintf(sb->found.reason, sizeof(sb->found.reason), "%s", refusals[kind].reason);
+		snprintf(sb->found.reason, sizeof(sb->found.reason), "%s", userns_reason(kind));
 	snprintf(sb->err, sizeof(sb->err), "%s: new user namespace refused: %s; fix: %s%s",
-		 stage, sb->found.reason, powerless ? POWERLESS_FIX : refusals[kind].fix,
+		 stage, sb->found.reason, userns_fix(kind),
 		 plan->fallback == FALLBACK_NONE ?
 		 "; or --fallback landlock to run confined by Landlock instead" : "");
 }

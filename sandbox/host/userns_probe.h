@@ -40,7 +40,9 @@ enum userns_refusal userns_classify(const struct userns_trial *r);
 /* Was R's namespace made, but without capabilities (Ubuntu's AppArmor
  * restriction, or a security module doing the same)? */
 bool userns_powerless(const struct userns_trial *r);
-/* The fix for a cause, one line. */
+/* The fix for a cause, one line.  For REFUSED_APPARMOR where the sysctl
+ * does not show 1: another security module's (the restriction seen by
+ * its behaviour alone), as for userns_reason. */
 const char *userns_fix(enum userns_refusal kind);
 /* The cause in words, as the fallback's notice names it; NULL for
  * REFUSED_NOT, REFUSED_COUNT and REFUSED_OTHER. */

@@ -146,6 +146,10 @@ run_check() {
 	# Where bash ignores set -e, it ignores it in this subshell too.
 	ignored=$(set +e; (set -e; false; echo yes); true)
 	[ -z "$ignored" ] || fail "$1: called inside ||, &&, !, if or while, where bash ignores set -e and a failed step would pass unseen; call it on a line of its own"
+	if [ "${AS:-as_root}" != as_root ] && [ -n "${USER_SANDBOX_WHY:-}" ] && [ "${NEEDS_USER_SANDBOX:-no}" = yes ]; then
+		skip_part "$USER_SANDBOX_WHY"
+		return 0
+	fi
 	set +e
 	(
 		set -e -E
@@ -347,11 +351,19 @@ have_fresh_procfs() {
 }
 needs_fresh_procfs() { have_fresh_procfs || skip "$WHY"; }
 
+# unprivileged_sandbox_callers: as_user, unless only root gets the
+# namespace sandbox here (USER_SANDBOX_WHY: then the gate in run_check
+# skips as_user's parts, and a probe of its namespaces would blame them
+# for what is the machine's restriction).
+unprivileged_sandbox_callers() {
+	[ -n "${USER_SANDBOX_WHY:-}" ] || echo as_user
+}
+
 # have_hostname_in_userns: can both callers set the host name in user and
 # uts namespaces of their own (an engine's seccomp may refuse sethostname)?
 have_hostname_in_userns() {
 	local as
-	for as in as_root as_user; do
+	for as in as_root $(unprivileged_sandbox_callers); do
 		WHY=$($as unshare -Uru hostname hutch-probe 2>&1) && continue
 		WHY="sethostname in a user namespace is refused here ($as: unshare -Uru hostname: ${WHY:-failed})"
 		return 1
@@ -395,15 +407,88 @@ have_userns() {
 }
 needs_userns() { have_userns || skip "$WHY"; }
 
+# have_sandbox_for_caller: does $AS get hutch's namespace sandbox here,
+# not only its fallback?  Not where user namespaces are refused, nor for
+# an unprivileged caller where the machine leaves its namespaces
+# powerless (USER_SANDBOX_WHY); WHY says which.
+have_sandbox_for_caller() {
+	have_userns || return 1
+	if [ "${AS:-as_root}" != as_root ] && [ -n "${USER_SANDBOX_WHY:-}" ]; then
+		WHY=$USER_SANDBOX_WHY
+		return 1
+	fi
+}
+
 # userns_gate TEST: before each test (tests/integration/run).  The tests
 # named in tests/integration/without-userns run anywhere (they test the
 # fallback, --doctor, the build, parsing, or pass under the fallback as
 # well); every other test checks the namespace sandbox and skips, with
 # the reason, where user namespaces are refused.
+#
+# Where user namespaces are made but uid $NOBODY's hold no privilege
+# (Ubuntu's kernel.apparmor_restrict_unprivileged_userns=1 without hutch's
+# AppArmor profile), root's sandbox still runs: there a test's parts for
+# an unprivileged caller (as_user, t_fallback_mount's uid 1001) are
+# skipped, with the reason (USER_SANDBOX_WHY, from `run`'s
+# user_sandbox_probe), and its as_root part runs.
 userns_gate() {
+	NEEDS_USER_SANDBOX=no
 	grep -qx -- "$1" "$(dirname "${BASH_SOURCE[0]}")/without-userns" && return 0
+	NEEDS_USER_SANDBOX=yes
 	needs_userns
 }
+
+# user_sandbox_offered: for a test that runs as_user's steps itself, not
+# through run_check: true, or false after saying (skip_part) that only
+# root gets the namespace sandbox here (see userns_gate).
+user_sandbox_offered() {
+	if [ -z "${USER_SANDBOX_WHY:-}" ] || [ "${NEEDS_USER_SANDBOX:-no}" = no ]; then
+		return 0
+	fi
+	AS=as_user skip_part "$USER_SANDBOX_WHY"
+	return 1
+}
+
+# quiet_but_for_the_machine TEXT: TEXT (a run's stderr and stdout) less
+# hutch's fallback notice where the machine gives uid $NOBODY only the
+# fallback (USER_SANDBOX_WHY): for a test of something else that expects
+# a run that says nothing.  Elsewhere TEXT as it is.
+quiet_but_for_the_machine() {
+	if [ -n "${USER_SANDBOX_WHY:-}" ]; then
+		printf '%s\n' "$1" | grep -v '^hutch: fallback: user namespaces refused ' || true
+	else
+		printf '%s\n' "$1"
+	fi
+}
+
+# needs_user_sandbox: for a test of as_user alone, run outside run_check:
+# skips it, saying why, where only root gets the namespace sandbox.
+needs_user_sandbox() {
+	[ -z "${USER_SANDBOX_WHY:-}" ] || [ "${NEEDS_USER_SANDBOX:-no}" = no ] || skip "$USER_SANDBOX_WHY"
+}
+
+# user_sandbox_probe: nothing where uid $NOBODY gets hutch's namespace
+# sandbox; where it gets the Landlock fallback instead, one line saying
+# so and why, as hutch's notice and --doctor tell it.  Asked of hutch
+# itself, copied as setup_scratch copies it (a profile attached to a path
+# covers that copy or not, as it covers the tests').  Anything else (the
+# sandbox fails otherwise, or --doctor does not agree that the machine
+# withholds it) says nothing: the tests then fail and show it.
+user_sandbox_probe() (
+	setup_scratch
+	trap cleanup_scratch EXIT
+	out=$(as_user "$H" sh -c 'echo $$' 2>"$T/err") || true
+	notice=$(head -n 1 "$T/err")
+	[ "$out" = 2 ] && [ ! -s "$T/err" ] && exit 0
+	case $notice in
+	"hutch: fallback: user namespaces refused"*) ;;
+	*) exit 0 ;;
+	esac
+	doctor=$(as_user "$H" --doctor 2>&1 | grep -m 1 -E 'is made but has no privilege|failed with E') || exit 0
+	notice=${notice#hutch: }
+	echo "uid $NOBODY gets hutch's Landlock fallback here, not its namespace sandbox" \
+		"(${notice%%; running under*}; --doctor: $(echo "$doctor" | sed 's/^[[:space:]]*//; s/; fix: .*//'))"
+)
 
 # This kernel's Landlock ABI (0 without Landlock), as --doctor reads it.
 landlock_abi() {

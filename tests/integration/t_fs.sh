@@ -336,6 +336,7 @@ test_proc_substitute_where_procfs_is_refused() { for_each_caller check_proc_subs
 # inner hutch cannot map uid 0 from a COMMAND without CAP_SETFCAP.)
 test_proc_empty_without_landlock() {
 	local out
+	needs_user_sandbox
 	AS=as_user have_fresh_procfs || skip "$WHY: the outer sandbox's /proc is then" \
 		"the caller's, read-only, where the inner hutch cannot write its child's id maps"
 	printf 'default allow\ndeny landlock_create_ruleset ENOSYS\n' >"$T/nolandlock.policy"
@@ -346,9 +347,10 @@ test_proc_empty_without_landlock() {
 }
 
 # hutch mode takes --size as --memory does (16M); bwrap mode bytes only.
-test_tmpfs_size_with_unit() {
-	assert_eq 16384 "$(as_user "$H" --size 16M --tmpfs /t sh -c "df -k /t | awk 'NR == 2 { print \$2 }'")" \
+check_tmpfs_size_with_unit() {
+	assert_eq 16384 "$($AS "$H" --size 16M --tmpfs /t sh -c "df -k /t | awk 'NR == 2 { print \$2 }'")" \
 		"--size 16M"
 	assert_eq "bwrap: --size takes a non-zero number of bytes" \
-		"$(as_user "$T/bwrap" --ro-bind / / --size 16M --tmpfs /t true 2>&1)" "bwrap mode: bytes only"
+		"$($AS "$T/bwrap" --ro-bind / / --size 16M --tmpfs /t true 2>&1)" "bwrap mode: bytes only"
 }
+test_tmpfs_size_with_unit() { for_each_caller check_tmpfs_size_with_unit; }

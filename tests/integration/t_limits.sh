@@ -100,6 +100,7 @@ bomb_as() {
 }
 
 test_fork_bomb_stops_at_pids_cap() {
+	needs_user_sandbox
 	bomb_as as_user 50
 	assert_eq 0 "$RC" "hutch returns after the bomb"
 	# 50 = init + COMMAND + the forking subshell + 47 sleepers; the
@@ -115,6 +116,7 @@ test_fork_bomb_stops_at_pids_cap() {
 test_nproc_counted_per_user_namespace() {
 	local pids="" p i out outside
 	kernel_at_least 5 14 || skip "kernel $(uname -r): RLIMIT_NPROC is per user namespace from 5.14"
+	needs_user_sandbox
 	for i in $(seq 30); do
 		setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups sleep 1000 &
 		pids="$pids $!"

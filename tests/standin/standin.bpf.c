@@ -14,9 +14,11 @@
  * Here: a user namespace owned by a uid in restricted_uids (its creator's
  * euid, which the kernel records as the owner) is restricted, and so is
  * every namespace below it.  A capability check whose cred lives in a
- * restricted namespace is denied with EPERM unless the task's executable
- * (mm->exe_file, device and inode) is in allowed_programs, the stand-in
- * for a loaded profile with `userns,`.
+ * restricted namespace is denied with EPERM unless the task runs under
+ * the stand-in for a loaded profile with `userns,` attached to a path:
+ * it executed, unlabelled, a file from a path matching one of the
+ * loader's patterns (allowed_programs); what it executes in turn keeps
+ * nothing (the labels map).
  *
  * AppArmor mediates more than capabilities, and two of its refusals come
  * first and with another errno, which programs print: mount, umount,
@@ -39,6 +41,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* A program file, as the kernel names it. */
 struct program_id {
 	__u64 dev;	/* the kernel's dev_t: major << 20 | minor */
 	__u64 ino;
@@ -51,12 +54,41 @@ struct {
 	__type(value, __u8);
 } restricted_uids SEC(".maps");
 
+/* The files being executed from a path an attachment matches, each
+ * with its pattern's slot + 1.  The loader keeps it (loader.c): it sees
+ * every exec on the filesystems of the attached paths before the exec
+ * goes on (fanotify's FAN_OPEN_EXEC_PERM), matches the path, and adds
+ * the file, or removes it when it is executed from a path that does not
+ * match (a copy's inode number reused by another file).  LRU: it never
+ * fills; a file it forgets is unregistered, which grants nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct program_id);
+	__type(value, __u32);
+} allowed_programs SEC(".maps");
+
+/* Each task's label, as AppArmor keeps a profile in a task's
+ * credentials: set at exec, inherited at fork, dropped when the task is
+ * freed.  A task with none is unconfined (and, in a restricted
+ * namespace, confined by the restriction).
+ *   LABEL_PROFILE  executed a registered file (from an attached path)
+ *                  while unlabelled: keeps its capabilities
+ *   LABEL_COMMAND  executed anything while labelled: what the registered
+ *                  program runs, and everything below it, holds none, as
+ *                  under hutch's profile (pix -> &hutch-command) and
+ *                  Ubuntu's bwrap-userns-restrict (px -> unpriv_bwrap);
+ *                  a registered file executed there gains nothing.
+ * Plain hash, not LRU: a full map labels nothing new (no capability
+ * granted), it never forgets a COMMAND label. */
+#define LABEL_PROFILE 1
+#define LABEL_COMMAND 2
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, struct program_id);
-	__type(value, __u8);
-} allowed_programs SEC(".maps");
+	__uint(max_entries, 65536);
+	__type(key, __u64);	/* the task_struct's address */
+	__type(value, __u32);
+} labels SEC(".maps");
 
 /* [0] capability checks denied, [1] allowed for a registered program:
  * the checks read them to know that the stand-in, not something else,
@@ -93,18 +125,25 @@ static bool restricted(struct user_namespace *ns)
 	return false;
 }
 
-/* Is the current task running a registered program? */
-static bool allowed_program(void)
+/* Is FILE one executed from an attached path? */
+static bool registered_file(struct file *file)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct file *exe = BPF_CORE_READ(task, mm, exe_file);
 	struct program_id id = {};
 
-	if (!exe)
+	if (!file)
 		return false;
-	id.dev = BPF_CORE_READ(exe, f_inode, i_sb, s_dev);
-	id.ino = BPF_CORE_READ(exe, f_inode, i_ino);
+	id.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	id.ino = BPF_CORE_READ(file, f_inode, i_ino);
 	return bpf_map_lookup_elem(&allowed_programs, &id) != NULL;
+}
+
+/* Does the current task run under the registered program's profile? */
+static bool allowed_program(void)
+{
+	__u64 task = (__u64)bpf_get_current_task_btf();
+	__u32 *label = bpf_map_lookup_elem(&labels, &task);
+
+	return label && *label == LABEL_PROFILE;
 }
 
 /* Is the current task confined: in a restricted namespace, and not a
@@ -169,6 +208,48 @@ int BPF_PROG(standin_file_open, struct file *file, int ret)
 		return 0;
 	count(0);
 	return -EACCES;
+}
+
+/* The label at exec, once the exec can no longer fail. */
+SEC("lsm/bprm_committed_creds")
+int BPF_PROG(standin_exec_label, struct linux_binprm *bprm)
+{
+	__u64 task = (__u64)bpf_get_current_task_btf();
+	__u32 *label = bpf_map_lookup_elem(&labels, &task);
+	__u32 next;
+
+	if (label)
+		next = LABEL_COMMAND;
+	else if (registered_file(BPF_CORE_READ(bprm, file)))
+		next = LABEL_PROFILE;
+	else
+		return 0;
+	bpf_map_update_elem(&labels, &task, &next, BPF_ANY);
+	return 0;
+}
+
+/* A new task (process or thread) inherits its creator's label. */
+SEC("lsm/task_alloc")
+int BPF_PROG(standin_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
+{
+	__u64 parent = (__u64)bpf_get_current_task_btf(), child = (__u64)task;
+	__u32 *label;
+
+	if (ret)
+		return ret;
+	label = bpf_map_lookup_elem(&labels, &parent);
+	if (label)
+		bpf_map_update_elem(&labels, &child, label, BPF_ANY);
+	return 0;
+}
+
+SEC("lsm/task_free")
+int BPF_PROG(standin_task_free, struct task_struct *task)
+{
+	__u64 key = (__u64)task;
+
+	bpf_map_delete_elem(&labels, &key);
+	return 0;
 }
 
 SEC("lsm/capable")
