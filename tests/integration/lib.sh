@@ -473,7 +473,8 @@ needs_user_sandbox() {
 # itself, copied as setup_scratch copies it (a profile attached to a path
 # covers that copy or not, as it covers the tests').  Anything else (the
 # sandbox fails otherwise, or --doctor does not agree that the machine
-# withholds it) says nothing: the tests then fail and show it.
+# withholds it, or unshare -Ur is not refused too) says nothing: the
+# tests then fail and show it.
 user_sandbox_probe() (
 	setup_scratch
 	trap cleanup_scratch EXIT
@@ -485,6 +486,9 @@ user_sandbox_probe() (
 	*) exit 0 ;;
 	esac
 	doctor=$(as_user "$H" --doctor 2>&1 | grep -m 1 -E 'is made but has no privilege|failed with E') || exit 0
+	# And a tool other than hutch is refused the same: the machine's
+	# doing, not a fault of hutch's that both of its probes share.
+	! as_user unshare -Ur true 2>/dev/null || exit 0
 	notice=${notice#hutch: }
 	echo "uid $NOBODY gets hutch's Landlock fallback here, not its namespace sandbox" \
 		"(${notice%%; running under*}; --doctor: $(echo "$doctor" | sed 's/^[[:space:]]*//; s/; fix: .*//'))"
