@@ -1,0 +1,168 @@
+# --learn against a hostile COMMAND, a second adversarial review: variations
+# on the first review's fixes (t_learn_attack.sh).  Each test names the
+# promise of docs/learn.md it checks.  The helpers are t_learn.sh's,
+# repeated: a test file stands alone.
+
+learn_home() {
+	LH="$T/home-$(caller_uid)"
+	rm -rf "$LH"
+	mkdir -m 0755 "$LH"
+	chown "$(caller_uid):$(caller_uid)" "$LH"
+}
+
+learn_project() {
+	rm -rf "$T/work/proj"
+	make_project
+}
+
+learn_out() {
+	mkdir -m 0777 -p "$T/out"
+	rm -f "$T/out/$1"
+	echo "$T/out/$1"
+}
+
+learn_run() {
+	local file=$1 home=$2
+	shift 2
+	in_project env HOME="$home" "$H" --learn "$file" "$@"
+}
+
+# "secrets ... /etc/shadow: password hashes": the same hashes in the
+# backup shadow-utils keeps next to it (/etc/shadow-, /etc/gshadow-, mode
+# 0640 root:shadow) are as secret.  As root, who can read them.
+check_shadow_backup() {
+	local file out
+	learn_project
+	learn_home
+	file=$(learn_out shadow.profile)
+	learn_run "$file" "$LH" -- sh -c 'stat /etc/shadow- /etc/gshadow-' >/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	assert_no_match "^ro-bind-try /etc/g?shadow-" "$(cat "$file")" "a shadow backup proposed readable"
+	out=$(in_project env HOME="$LH" "$H" --profile "$file" -- cat /etc/shadow- 2>/dev/null) || true
+	assert_eq "" "$out" "the second run read the password hashes"
+}
+test_learn_attack2_shadow_backup() {
+	[ -e /etc/shadow- ] || skip "no /etc/shadow- on this host"
+	AS=as_root run_check check_shadow_backup
+}
+
+# "every home in /etc/passwd ... never proposed whole": also a home passwd
+# names through a symbolic link (/home -> /data/home) or with a "/./"
+# (the paths learned are canonical).  A private /etc/passwd, bound in a
+# mount namespace of the test's own.
+as_root_passwd() {
+	(cd "$T/work" && unshare -m --propagation private sh -c \
+		'mount --bind "$0" /etc/passwd && exec "$@"' "$T/passwd" \
+		env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin HOME=/root USER=root $(sanitizer_env) "$@")
+}
+check_passwd_home_spelled() {
+	local file out
+	learn_project
+	learn_home
+	mkdir -p "$T/data/bob/.ssh" "$T/data/carol"
+	for f in a b c; do echo "$f" > "$T/data/bob/$f"; echo "$f" > "$T/data/carol/$f"; done
+	echo 'BOB-KEY-learned' > "$T/data/bob/.ssh/id_ed25519"
+	ln -sfn data "$T/homes"
+	cp /etc/passwd "$T/passwd"
+	echo "bob:x:1002:1002::$T/homes/bob:/bin/sh" >> "$T/passwd"
+	echo "carol:x:1003:1003::$T/./data/carol:/bin/sh" >> "$T/passwd"
+	file=$(learn_out passwd.profile)
+	learn_run "$file" "$LH" -- cat "$T/data/bob/a" "$T/data/bob/b" "$T/data/bob/c" \
+		"$T/data/carol/a" "$T/data/carol/b" "$T/data/carol/c" >/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	assert_no_match "^ro-bind-try $T/data/bob " "$(cat "$file")" \
+		"a home passwd names through a link proposed whole"
+	assert_no_match "^ro-bind-try $T/data/carol " "$(cat "$file")" \
+		"a home passwd names with /./ proposed whole"
+	out=$(in_project env HOME="$LH" "$H" --profile "$file" -- cat "$T/data/bob/.ssh/id_ed25519" \
+		2>/dev/null) || true
+	assert_no_match "BOB-KEY" "$out" "the second run read another user's key"
+}
+test_learn_attack2_passwd_home_spelled() { AS=as_root_passwd run_check check_passwd_home_spelled; }
+
+# "A directory is proposed readable for what was read in it. One that
+# holds a secret ... is only a comment": a directory that holds .ssh or
+# .aws right in it (a dotfiles checkout, a backup of a home) as much as
+# ~/.config holds ~/.config/gh.
+check_dir_holding_secret_dir() {
+	local file out
+	learn_project
+	learn_home
+	rm -rf "$T/dotfiles"
+	mkdir -p "$T/dotfiles/.ssh" "$T/dotfiles/.aws"
+	echo 'KEY-learned' > "$T/dotfiles/.ssh/id_ed25519"
+	echo 'aws_secret_access_key = learned' > "$T/dotfiles/.aws/credentials"
+	for f in a b c; do echo "$f" > "$T/dotfiles/$f"; done
+	chmod -R a+rX "$T/dotfiles"
+	file=$(learn_out dotfiles.profile)
+	learn_run "$file" "$LH" -- cat "$T/dotfiles/a" "$T/dotfiles/b" "$T/dotfiles/c" \
+		>/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	assert_no_match "^ro-bind-try $T/dotfiles " "$(cat "$file")" \
+		"a directory holding .ssh and .aws proposed whole"
+	out=$(in_project env HOME="$LH" "$H" --profile "$file" -- cat "$T/dotfiles/.ssh/id_ed25519" \
+		"$T/dotfiles/.aws/credentials" 2>/dev/null) || true
+	assert_no_match "learned" "$out" "the second run read a secret"
+}
+test_learn_attack2_dir_holding_secret_dir() { for_each_caller check_dir_holding_secret_dir; }
+
+# "no .git ... is ever proposed writable" (git runs hooks outside the
+# sandbox): a bare repository is a git directory without the name .git;
+# its hooks run at the next push to it.
+check_bare_repo() {
+	local file
+	learn_project
+	learn_home
+	git init -q --bare "$T/work/proj"
+	chmod -R a+rwX "$T/work/proj"
+	file=$(learn_out bare.profile)
+	learn_run "$file" "$LH" -- sh -c 'echo x > new' >/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	in_project env HOME="$LH" "$H" --profile "$file" -- \
+		sh -c 'echo "echo planted" > hooks/post-receive' >/dev/null 2>&1 || true
+	[ ! -e "$T/work/proj/hooks/post-receive" ] ||
+		fail "the learned profile let the sandbox plant a hook in a bare repository: $(grep -v '^#' "$file")"
+}
+test_learn_attack2_bare_repo() {
+	command -v git >/dev/null || skip "no git"
+	for_each_caller check_bare_repo
+}
+
+# "A directory proposed writable (bind DIR DIR) that holds a .git is
+# followed by ro-bind-try DIR/.git": also when COMMAND wrote into the
+# checkout and into the directory holding it, whose bind covers the
+# checkout's line.
+check_nested_checkout() {
+	local file
+	learn_project
+	learn_home
+	mkdir -p "$T/work/proj/sub/.git/hooks"
+	chmod -R a+rwX "$T/work/proj"
+	file=$(learn_out nested.profile)
+	learn_run "$file" "$LH" -- sh -c 'echo x > new; echo y > sub/new' >/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	in_project env HOME="$LH" "$H" --profile "$file" -- \
+		sh -c 'echo "echo planted" > sub/.git/hooks/pre-commit' >/dev/null 2>&1 || true
+	[ ! -e "$T/work/proj/sub/.git/hooks/pre-commit" ] ||
+		fail "the learned profile let the sandbox plant a git hook: $(grep -v '^#' "$file")"
+}
+test_learn_attack2_nested_checkout() { for_each_caller check_nested_checkout; }
+
+# "bind: the directory written into where the sandbox was read-only": a
+# link COMMAND made in its own tmpfs, named as a host directory it never
+# saw and pointing at a read-only one, must not propose that host
+# directory writable.
+check_planted_link_write() {
+	local file
+	learn_project
+	learn_home
+	rm -rf "$T/hidden"
+	mkdir -m 0777 "$T/hidden"
+	file=$(learn_out link.profile)
+	learn_run "$file" "$LH" -- sh -c 'mkdir -p "$0" && ln -s "$PWD" "$0/hidden" && touch "$0/hidden/x"' \
+		"$T" >/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	assert_no_match "^bind $T/hidden " "$(cat "$file")" \
+		"a host directory the sandbox never saw proposed writable"
+}
+test_learn_attack2_planted_link_write() { for_each_caller check_planted_link_write; }
