@@ -166,3 +166,28 @@ check_planted_link_write() {
 		"a host directory the sandbox never saw proposed writable"
 }
 test_learn_attack2_planted_link_write() { for_each_caller check_planted_link_write; }
+
+# "include default: the profile the first run used (a profile given as a
+# file is included by its absolute path)": a profile in the project
+# (--profile ./NAME) must not end up in a directory the learned profile
+# binds writable, or the second run rewrites what the third includes.
+check_included_profile_writable() {
+	local file out
+	learn_project
+	learn_home
+	rm -rf "$T/secret"
+	mkdir -m 0755 "$T/secret"
+	echo 'SECRET-learned' > "$T/secret/data"
+	chmod a+r "$T/secret/data"
+	echo 'include default' > "$T/work/proj/local.profile"
+	chmod a+rw "$T/work/proj/local.profile"
+	file=$(learn_out include.profile)
+	learn_run "$file" "$LH" --profile ./local.profile -- sh -c 'echo x > new' >/dev/null 2>&1 || true
+	assert_match "^include $T/work/proj/local.profile$" "$(cat "$file")" "a profile was learned"
+	in_project env HOME="$LH" "$H" --profile "$file" -- \
+		sh -c 'echo "ro-bind $0 $0" >> local.profile' "$T/secret" >/dev/null 2>&1 || true
+	out=$(in_project env HOME="$LH" "$H" --profile "$file" -- cat "$T/secret/data" 2>/dev/null) || true
+	assert_no_match "SECRET-learned" "$out" \
+		"the second run rewrote a profile the learned one includes: $(grep -v '^#' "$file")"
+}
+test_learn_attack2_included_profile_writable() { for_each_caller check_included_profile_writable; }
