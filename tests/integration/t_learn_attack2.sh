@@ -191,3 +191,24 @@ check_included_profile_writable() {
 		"the second run rewrote a profile the learned one includes: $(grep -v '^#' "$file")"
 }
 test_learn_attack2_included_profile_writable() { for_each_caller check_included_profile_writable; }
+
+# "nothing the persistence guard protects ... is ever proposed writable":
+# a home's directories that the shell sources at every start (Fedora's
+# ~/.bashrc sources ~/.bashrc.d/*, nvm's lines ~/.nvm/nvm.sh, oh-my-zsh's
+# ~/.oh-my-zsh), bound read-only by the caller's options, where COMMAND
+# wrote.
+check_shell_sourced_dirs() {
+	local file d
+	learn_project
+	learn_home
+	for d in .bashrc.d .nvm .oh-my-zsh; do mkdir -p "$LH/$d"; done
+	chown -R "$(caller_uid):$(caller_uid)" "$LH"
+	file=$(learn_out sourced.profile)
+	learn_run "$file" "$LH" --ro-bind "$LH/.bashrc.d" "$LH/.bashrc.d" --ro-bind "$LH/.nvm" "$LH/.nvm" \
+		--ro-bind "$LH/.oh-my-zsh" "$LH/.oh-my-zsh" -- \
+		sh -c 'for d in .bashrc.d .nvm .oh-my-zsh; do echo x > "$HOME/$d/planted"; done' \
+		>/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	assert_no_match "^bind $LH/" "$(cat "$file")" "a directory the shell sources proposed writable"
+}
+test_learn_attack2_shell_sourced_dirs() { for_each_caller check_shell_sourced_dirs; }
