@@ -212,3 +212,24 @@ check_shell_sourced_dirs() {
 	assert_no_match "^bind $LH/" "$(cat "$file")" "a directory the shell sources proposed writable"
 }
 test_learn_attack2_shell_sourced_dirs() { for_each_caller check_shell_sourced_dirs; }
+
+# "A directory proposed writable (bind DIR DIR) that holds a .git is
+# followed by ro-bind-try DIR/.git": a .git that is a file names the git
+# directory (gitdir:), here inside DIR (git init --separate-git-dir), and
+# its hooks run as much as .git's.
+check_gitdir_file_inside() {
+	local file
+	learn_project
+	learn_home
+	mkdir -p "$T/work/proj/.repo/hooks"
+	echo "gitdir: $T/work/proj/.repo" > "$T/work/proj/.git"
+	chmod -R a+rwX "$T/work/proj"
+	file=$(learn_out gitdirfile.profile)
+	learn_run "$file" "$LH" -- sh -c 'echo x > new' >/dev/null 2>&1 || true
+	assert_match "^include default$" "$(cat "$file")" "a profile was learned"
+	in_project env HOME="$LH" "$H" --profile "$file" -- \
+		sh -c 'echo "echo planted" > .repo/hooks/pre-commit' >/dev/null 2>&1 || true
+	[ ! -e "$T/work/proj/.repo/hooks/pre-commit" ] ||
+		fail "the learned profile let the sandbox plant a git hook: $(grep -v '^#' "$file")"
+}
+test_learn_attack2_gitdir_file_inside() { for_each_caller check_gitdir_file_inside; }
