@@ -233,3 +233,27 @@ check_gitdir_file_inside() {
 		fail "the learned profile let the sandbox plant a git hook: $(grep -v '^#' "$file")"
 }
 test_learn_attack2_gitdir_file_inside() { for_each_caller check_gitdir_file_inside; }
+
+# "hutch stays bounded": the profile is judged line by line against
+# every home of /etc/passwd; a host with many users (20,000 here, a
+# private /etc/passwd) and a COMMAND that writes into 200 read-only
+# directories must not keep hutch busy for minutes once COMMAND ended
+# (2b8ace0: about 60 s; a line compared only with the homes on its path
+# takes a second).
+check_many_homes_bounded() {
+	local file rc=0
+	learn_project
+	learn_home
+	mkdir -p "$T/work/proj/d"
+	(cd "$T/work/proj/d" && seq 1 200 | xargs mkdir)
+	chmod -R a+rwX "$T/work/proj"
+	cp /etc/passwd "$T/passwd"
+	seq 1 20000 | awk '{ printf "u%d:x:%d:%d::/nonexistent/u%d:/bin/sh\n", $1, 30000 + $1, 30000 + $1, $1 }' \
+		>> "$T/passwd"
+	file=$(learn_out homes.profile)
+	in_project env HOME="$LH" timeout 30 "$H" --learn "$file" -- \
+		sh -c 'for d in d/*; do (echo x > "$d/x") 2>/dev/null; done' >/dev/null 2>&1 || rc=$?
+	[ "$rc" != 124 ] || fail "hutch took more than 30 s to judge 200 lines against 20,000 homes"
+	assert_match "^bind $T/work/proj/d/1 " "$(cat "$file")" "the lines were judged"
+}
+test_learn_attack2_many_homes_bounded() { AS=as_root_passwd run_check check_many_homes_bounded; }
