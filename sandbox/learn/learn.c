@@ -65,6 +65,7 @@ struct learn_state {
 	struct learn_net *nets;
 	size_t n_nets;
 	char *home;		/* the caller's, canonical */
+	char *file_real;	/* FILE, canonical (NULL: not resolved) */
 	char **homes;		/* every other form or home (learn_homes) */
 	size_t n_homes;
 	unsigned long long dropped;
@@ -231,6 +232,7 @@ int learn_prepare(struct sandbox *sb)
 	if (l->out < 0)
 		return learn_fail(sb, path, why);
 	warn_if_seen(sb, path);
+	l->file_real = realpath(path, NULL);
 	/* before the sandbox runs: nothing on $HOME's path is its yet */
 	learn_homes(l, sb->plan->guard_home);
 	if (make_channels(sb, l) < 0 || alloc_response(sb, l) < 0)
@@ -995,6 +997,7 @@ static void fill_facts(struct sandbox *sb, struct learn_facts *f, char *cmd)
 	f->n_homes = l->n_homes;
 	f->includes = plan->profiles_used;
 	f->n_includes = plan->n_profiles_used;
+	f->file = l->file_real;
 	command_name(plan, cmd);
 	f->command = cmd;
 	f->entries = l->entries;
@@ -1067,6 +1070,7 @@ static void free_state(struct learn_state *l)
 		free(l->homes[i]);
 	free(l->homes);
 	free(l->home);
+	free(l->file_real);
 	free(l->entries);
 	free(l->calls);
 	free(l->nets);

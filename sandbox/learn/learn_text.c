@@ -235,6 +235,19 @@ const char *learn_unwritable_reason(const char *path, const char *home)
 	return NULL;
 }
 
+/* Does PATH hold FILE or a profile the run used (given by its path)?
+ * Writable, the next run could rewrite what the one after it includes
+ * and grant itself anything. */
+static bool holds_profile(const char *path, const struct learn_facts *f)
+{
+	if (f->file && path_within(f->file, path))
+		return true;
+	for (size_t i = 0; i < f->n_includes; i++)
+		if (f->includes[i][0] == '/' && path_within(f->includes[i], path))
+			return true;
+	return false;
+}
+
 /* learn_unwritable_reason under every home the facts know. */
 static const char *unwritable(const char *path, const struct learn_facts *f)
 {
@@ -242,6 +255,9 @@ static const char *unwritable(const char *path, const struct learn_facts *f)
 
 	if (holds_home(path, f))
 		return WHOLE_HOME;
+	if (holds_profile(path, f))
+		return "it holds this profile or one the run used: a later run could rewrite "
+		       "what the next one includes";
 	if ((why = learn_unwritable_reason(path, f->home)))
 		return why;
 	for (size_t i = 0; i < f->n_homes; i++)

@@ -63,6 +63,7 @@ struct learn_facts {
 	size_t n_homes;
 	char *const *includes;		/* the profiles the run used */
 	size_t n_includes;
+	const char *file;		/* FILE, canonical, or NULL */
 	const char *command;		/* COMMAND's argv[0], for the header */
 	const struct learn_entry *entries;
 	size_t n_entries;
