@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -313,6 +314,20 @@ static int mem_of(struct mem_cache *c, pid_t pid, bool fresh)
 	return c->fd[slot];	/* < 0: gone, or not ours to read (not dumpable) */
 }
 
+/* WHERE as the sandbox resolves it, in place; false when it cannot be.
+ * Defends against a link COMMAND planted in its own tmpfs, named as a
+ * host directory and pointing at a read-only one: judged through the
+ * link (access follows it), the name would be proposed writable. */
+static bool resolve_in_sandbox(char *where, size_t len)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(where, real) || strlen(real) >= len)
+		return false;
+	snprintf(where, len, "%s", real);
+	return true;
+}
+
 static void observe_one(struct mem_cache *c, const struct call_shape *s,
 			const struct learn_request *rq, int out)
 {
@@ -330,6 +345,8 @@ static void observe_one(struct mem_cache *c, const struct call_shape *s,
 	if (!known || ignored(path))
 		return;
 	kind = judge(s, flags, path, where, sizeof(where));
+	if (kind == LEARN_WRITE && !resolve_in_sandbox(where, sizeof(where)))
+		return;
 	if (kind && !ignored(where))
 		send_record(out, kind, pid, where);
 }
