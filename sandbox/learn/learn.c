@@ -779,35 +779,90 @@ static int open_no_links(const char *path)
 
 #define DIR_SCAN_MAX 4096	/* entries a directory is scanned for channels */
 
-/* Does the directory FD hold a socket, FIFO or device right in it (a
- * ro-bind of it would let the sandbox write into the FIFO)? */
-static bool holds_channel(int fd)
+/* LEARN_HOLDS_CHANNEL when the directory FD holds a socket, FIFO or
+ * device right in it (a ro-bind of it would let the sandbox write into
+ * the FIFO); LEARN_HOLDS_SECRET when it holds an entry named as a home's
+ * secret (.ssh, .aws: a dotfiles checkout, a home's backup), which a
+ * ro-bind of it would let the sandbox read. */
+static int scan_entries(int fd)
 {
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	struct dirent *de;
-	bool found = false;
+	int found = 0;
 
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
-		return false;
+		return 0;
 	}
-	for (int n = 0; !found && n < DIR_SCAN_MAX && (de = readdir(d)); n++) {
+	for (int n = 0; n < DIR_SCAN_MAX && (de = readdir(d)); n++) {
 		struct stat st;
 		unsigned char t = de->d_type;
 
+		if (learn_secret_name(de->d_name))
+			found |= LEARN_HOLDS_SECRET;
 		if (t == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			t = S_ISFIFO(st.st_mode) ? DT_FIFO : S_ISSOCK(st.st_mode) ? DT_SOCK :
 			    S_ISCHR(st.st_mode) ? DT_CHR : S_ISBLK(st.st_mode) ? DT_BLK : DT_REG;
-		found = t == DT_FIFO || t == DT_SOCK || t == DT_CHR || t == DT_BLK;
+		if (t == DT_FIFO || t == DT_SOCK || t == DT_CHR || t == DT_BLK)
+			found |= LEARN_HOLDS_CHANNEL;
 	}
 	closedir(d);
 	return found;
 }
 
-/* What a directory FD holds that a line must know of (learn_text.h). */
-static char dir_flags(int fd)
+static bool is_at(int fd, const char *name, mode_t type)
+{
+	struct stat st;
+
+	return fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == type;
+}
+
+/* Is the directory FD a git directory itself (a bare repository, or one
+ * a .git file names), whatever its name?  git runs its hooks. */
+static bool is_git_dir(int fd)
+{
+	return is_at(fd, "HEAD", S_IFREG) && (is_at(fd, "objects", S_IFDIR) ||
+					       is_at(fd, "refs", S_IFDIR));
+}
+
+#define GITDIR_FILE_MAX 4096	/* bytes of a .git file read */
+
+/* Does DIR's .git file (FD's) name a git directory inside DIR, or one
+ * that cannot be told (unreadable, no gitdir: line)?  Read without
+ * following a link, bounded, never blocking on a FIFO planted there. */
+static bool gitdir_inside(int fd, const char *dir)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+	};
+	char buf[GITDIR_FILE_MAX + 1], target[2 * GITDIR_FILE_MAX + 2];
+	int gfd = (int)syscall(SYS_openat2, fd, ".git", &how, sizeof(how));
+	ssize_t n = gfd >= 0 ? read(gfd, buf, GITDIR_FILE_MAX) : -1;
+	const char *g;
+
+	if (gfd >= 0)
+		close(gfd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	if (strncmp(buf, "gitdir:", 7) != 0)
+		return true;
+	g = buf + 7 + strspn(buf + 7, " \t");
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (g[0] == '/')
+		snprintf(target, sizeof(target), "%s", g);
+	else
+		snprintf(target, sizeof(target), "%s/%s", dir, g);
+	learn_path_normalize(target);
+	return path_within(target, dir);
+}
+
+/* What a directory FD at PATH holds that a line must know of
+ * (learn_text.h). */
+static char dir_flags(int fd, const char *path)
 {
 	struct stat st;
 	int flags = 0;
@@ -815,8 +870,11 @@ static char dir_flags(int fd)
 	if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		flags |= S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) ? LEARN_HOLDS_GIT :
 			 LEARN_HOLDS_GIT_ODD;
-	if (holds_channel(fd))
-		flags |= LEARN_HOLDS_CHANNEL;
+	if ((flags & LEARN_HOLDS_GIT) && S_ISREG(st.st_mode) && gitdir_inside(fd, path))
+		flags |= LEARN_HOLDS_GITDIR_IN;
+	if (is_git_dir(fd))
+		flags |= LEARN_HOLDS_BARE;
+	flags |= scan_entries(fd);
 	return (char)(LEARN_FLAGS_BASE + flags);
 }
 
@@ -847,7 +905,7 @@ static void host_type(const struct stuck_mounts *m, const char *path, char answe
 		answer[0] = LEARN_HOST_SOCKET;
 	else if (S_ISDIR(st.st_mode)) {
 		answer[0] = LEARN_HOST_DIR;
-		answer[1] = dir_flags(fd);
+		answer[1] = dir_flags(fd, path);
 	} else
 		answer[0] = LEARN_HOST_FILE;
 	close(fd);

@@ -171,6 +171,32 @@ bool learn_holds_secret(const char *dir)
 	return false;
 }
 
+bool learn_secret_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < N_SECRETS; i++) {
+		const struct secret *s = &secrets[i];
+
+		if (s->in_home && strncmp(s->path, name, n) == 0 &&
+		    (s->path[n] == '\0' || s->path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Mount points of other disks and of removable media: one lookup there
+ * (stat /mnt) never proposes the whole of what is mounted below. */
+static bool mount_root(const char *path)
+{
+	static const char *const roots[] = { "/mnt", "/srv", "/media", "/boot", "/run/media" };
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (strcmp(path, roots[i]) == 0)
+			return true;
+	return false;
+}
+
 /* PATH is / or a home, or holds one: every home holds secrets. */
 static bool holds_home(const char *path, const struct learn_facts *f)
 {
@@ -485,8 +511,11 @@ static const char *refusal(const struct learn_facts *f, const struct line *l)
 	/* a directory is proposed for the files read in it: one lookup or
 	 * one file made there never makes it readable whole when it holds
 	 * a secret, and a file made never proposes it at all */
-	if (host == LEARN_HOST_DIR && holds_secret(l->path, f))
+	if (host == LEARN_HOST_DIR && (holds_secret(l->path, f) || (holds & LEARN_HOLDS_SECRET)))
 		return "a directory holding secrets: bind what COMMAND needs in it";
+	if (l->kind == LINE_READ && mount_root(l->path))
+		return "where other disks and removable media are mounted: bind the one COMMAND "
+		       "needs";
 	if (!l->group && l->first->kind == LEARN_MADE_IN)
 		return "COMMAND only made or removed something in it: bind the directory "
 		       "yourself if COMMAND is to keep what it makes";
@@ -499,6 +528,10 @@ static const char *refusal(const struct learn_facts *f, const struct line *l)
 		       "what is behind it";
 	if (l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GIT_ODD))
 		return "its .git is a link or a special file: git runs hooks from it";
+	if (l->kind == LINE_WRITE && (holds & LEARN_HOLDS_BARE))
+		return "a git repository itself (HEAD, objects, refs): git runs hooks from it";
+	if (l->kind == LINE_WRITE && (holds & LEARN_HOLDS_GITDIR_IN))
+		return "its .git file names a git directory inside it: git runs hooks from it";
 	return NULL;
 }
 
@@ -535,6 +568,46 @@ static int by_kind_then_path(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* Is write line I under another write line that is proposed? */
+static bool under_proposed_write(const struct learn_facts *f, const struct lines *ls, size_t i)
+{
+	const struct line *l = &ls->v[i];
+
+	for (size_t k = 0; k < ls->n; k++) {
+		const struct line *o = &ls->v[k];
+
+		if (k != i && o->kind == LINE_WRITE && strcmp(o->path, l->path) != 0 &&
+		    path_within(l->path, o->path) && !covered(ls, k) && !refusal(f, o))
+			return true;
+	}
+	return false;
+}
+
+/* A writable line covered by a wider one keeps what protects its git
+ * directory: a checkout's .git, or the whole of a git directory (a bare
+ * repository, a .git file's gitdir: inside it, a .git that is a link),
+ * read-only, after the wider bind (the later line wins).  Else the wider
+ * bind would make its hooks writable. */
+static size_t covered_git_line(const struct learn_facts *f, const struct lines *ls, size_t i,
+			       FILE *out)
+{
+	const struct line *l = &ls->v[i];
+	unsigned holds = line_holds(l);
+
+	if (l->kind != LINE_WRITE || line_host(l) != LEARN_HOST_DIR ||
+	    !(holds & (LEARN_HOLDS_GIT | LEARN_HOLDS_GIT_ODD | LEARN_HOLDS_BARE |
+		       LEARN_HOLDS_GITDIR_IN)) ||
+	    !under_proposed_write(f, ls, i))
+		return 0;
+	if (holds & (LEARN_HOLDS_GIT_ODD | LEARN_HOLDS_BARE | LEARN_HOLDS_GITDIR_IN))
+		fprintf(out, "ro-bind-try %s %s    # read-only: it holds a git directory, whose "
+			"hooks git runs outside the sandbox\n", l->path, l->path);
+	else
+		fprintf(out, "ro-bind-try %s/.git %s/.git    # read-only: git runs hooks and "
+			"configuration from .git outside the sandbox\n", l->path, l->path);
+	return 1;
+}
+
 static size_t fs_lines(const struct learn_facts *f, FILE *out)
 {
 	struct lines ls = { 0 };
@@ -546,8 +619,10 @@ static size_t fs_lines(const struct learn_facts *f, FILE *out)
 	if (ls.n)
 		qsort(ls.v, ls.n, sizeof(*ls.v), by_kind_then_path);
 	for (size_t i = 0, printed = 0; i < ls.n; i++) {
-		if (covered(&ls, i))
+		if (covered(&ls, i)) {
+			proposed += covered_git_line(f, &ls, i, out);
 			continue;
+		}
 		/* a header before the first line printed of each kind (the
 		 * line before may have been covered) */
 		if (printed++ == 0 || ls.v[i].kind != last)

@@ -22,11 +22,17 @@ enum learn_host {
 
 /* What a directory on the host holds, as the lookup child says it (one
  * byte, LEARN_FLAGS_BASE plus these bits). */
-#define LEARN_FLAGS_BASE 'A'
+#define LEARN_FLAGS_BASE '0'
 #define LEARN_HOLDS_GIT 1	/* DIR/.git, a directory or a file */
 #define LEARN_HOLDS_GIT_ODD 2	/* DIR/.git, a link or something else */
 #define LEARN_HOLDS_CHANNEL 4	/* a FIFO, socket or device right in it */
-#define LEARN_HOLDS_ALL 7
+#define LEARN_HOLDS_BARE 8	/* it is a git directory itself (HEAD, and
+				   objects/ or refs/): a bare repository */
+#define LEARN_HOLDS_GITDIR_IN 16	/* DIR/.git is a file whose gitdir: lies
+					   in DIR, or cannot be read */
+#define LEARN_HOLDS_SECRET 32	/* an entry named as a secret's first
+				   component (.ssh, .aws, .config) right in it */
+#define LEARN_HOLDS_ALL 63
 
 /* One path learned: what happened there how often, first by whom. */
 struct learn_entry {
@@ -91,6 +97,10 @@ bool learn_components_hold(const char *path, const char *rel);
 
 /* Does DIR hold a secret of the table (a .config holds .config/gh)? */
 bool learn_holds_secret(const char *dir);
+
+/* Is NAME, an entry of a directory, a secret of a home's table or the
+ * first component of one (".ssh", ".config" of ".config/gh")? */
+bool learn_secret_name(const char *name);
 
 /* Why PATH must never be proposed writable, or NULL. */
 const char *learn_unwritable_reason(const char *path, const char *home);
