@@ -109,6 +109,22 @@ static const struct protected_path protected_paths[] = {
 	{ true, ".config/i3", "i3 runs its exec lines at login" },
 	{ true, ".config/sway", "sway runs its exec lines at login" },
 	{ true, ".config/hypr", "Hyprland runs its exec lines at login" },
+	{ true, ".bashrc.d", "Fedora's .bashrc runs its files in every interactive shell" },
+	{ true, ".nvm", "the shell runs nvm.sh from it, and its node versions are on PATH" },
+	{ true, ".oh-my-zsh", "zsh runs it in every interactive shell" },
+	{ true, ".sdkman", "the shell runs sdkman-init.sh from it, and its tools are on PATH" },
+	{ true, ".rbenv", "the shell runs rbenv init from it, and its shims are on PATH" },
+	{ true, ".rustup", "its toolchains are what cargo and rustc on PATH run" },
+	{ true, ".asdf", "the shell runs asdf.sh from it, and its shims are on PATH" },
+	{ true, ".volta", "its bin is on PATH" },
+	{ true, ".bun/bin", "on PATH through bun's installer" },
+	{ true, ".deno/bin", "on PATH through deno's installer" },
+	{ true, "miniconda3", "the shell runs conda's hook from it, and its bin is on PATH" },
+	{ true, "anaconda3", "the shell runs conda's hook from it, and its bin is on PATH" },
+	{ true, ".conda", "conda runs its environments' activation scripts" },
+	{ true, ".Rprofile", "R runs it at every start" },
+	{ true, ".psqlrc", "psql runs its commands, \\! shell escapes among them" },
+	{ false, "/home/linuxbrew/.linuxbrew/bin", "Homebrew's programs, on PATH through brew shellenv" },
 };
 
 /* The canonical form of PATH where it exists; else PATH itself. */
