@@ -296,8 +296,11 @@ static const char *unwritable(const char *path, const struct learn_facts *f)
 		       "what the next one includes";
 	if ((why = learn_unwritable_reason(path, f->home)))
 		return why;
+	/* only the homes on PATH's way, or below it: a line is judged
+	 * against a handful, not every user of a big /etc/passwd */
 	for (size_t i = 0; i < f->n_homes; i++)
-		if ((why = guard_path_reason(path, f->homes[i])))
+		if ((path_within(path, f->homes[i]) || path_within(f->homes[i], path)) &&
+		    (why = guard_path_reason(path, f->homes[i])))
 			return why;
 	return NULL;
 }
