@@ -135,6 +135,7 @@ static void add_home(struct learn_state *l, const char *home)
 		return;
 	h = xstrdup(home);
 	learn_home_trim(h);
+	learn_path_normalize(h);	/* /home/./bob, /home//bob: as learned paths are */
 	if (strcmp(h, "/") == 0) {
 		free(h);
 		return;
@@ -147,7 +148,9 @@ static void add_home(struct learn_state *l, const char *home)
  * canonical (the paths learned are canonical: a $HOME through a link or
  * with a trailing slash must still match), as given, /home, and every
  * user's in /etc/passwd (hutch run as root reads them all).  Passwd's homes
- * are taken as written: resolving them could wait on an automount. */
+ * are taken as written, normalized; their canonical forms (a home through
+ * a link) are added by the lookup child (resolve_homes): resolving them
+ * could wait on an automount. */
 static void learn_homes(struct learn_state *l, const char *given)
 {
 	struct passwd *pw;
@@ -911,6 +914,22 @@ static void host_type(const struct stuck_mounts *m, const char *path, char answe
 	close(fd);
 }
 
+/* In the lookup child, after the entries' answers: each home that
+ * resolves to another path (through a link), that path and a newline to
+ * fd 3.  Only ever adds homes to refuse, so a link the sandbox planted
+ * on a home's way can only make the profile stricter. */
+static void resolve_homes(const struct learn_state *l)
+{
+	for (size_t i = 0; i < l->n_homes; i++) {
+		char *real = realpath(l->homes[i], NULL);
+		bool other = real && strcmp(real, l->homes[i]) != 0 && !strchr(real, '\n');
+
+		if (other && (write(3, real, strlen(real)) < 0 || write(3, "\n", 1) != 1))
+			_exit(1);
+		free(real);
+	}
+}
+
 /* The lookup child: the caller's rights, none of the supervisor's fds,
  * no_new_privs, four bytes a path (the entry's type and flags, its
  * directory's) to OUT. */
@@ -945,6 +964,7 @@ static void look_up_child(struct learn_state *l, int out)
 		if (write(3, four, 4) != 4)
 			_exit(1);
 	}
+	resolve_homes(l);
 	_exit(0);
 }
 
@@ -963,11 +983,10 @@ static unsigned host_flags(char c)
 
 /* Read the child's answer until it ends or the deadline passes; true
  * when it answered for every path. */
-static bool read_answers(struct learn_state *l, int in)
+static bool read_answers(struct learn_state *l, int in, double deadline)
 {
 	size_t want = 4 * l->n_entries, got = 0;
 	char *buf = calloc(want ? want : 1, 1);
-	double deadline = monotonic_now() + LOOKUP_SECONDS;
 
 	while (buf && got < want) {
 		struct pollfd pfd = { .fd = in, .events = POLLIN };
@@ -994,6 +1013,43 @@ static bool read_answers(struct learn_state *l, int in)
 	return got == want;
 }
 
+#define HOMES_TEXT_MAX (1 << 20)	/* bytes of resolved homes taken */
+
+/* The homes the child resolved (resolve_homes), until it ends or the
+ * deadline passes; true when it ended.  Each is added as a home. */
+static bool read_homes(struct learn_state *l, int in, double deadline)
+{
+	char *buf = malloc(HOMES_TEXT_MAX + 1);
+	size_t got = 0;
+	bool ended = false;
+
+	while (buf && got < HOMES_TEXT_MAX) {
+		struct pollfd pfd = { .fd = in, .events = POLLIN };
+		double left = deadline - monotonic_now();
+		ssize_t n;
+
+		if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
+			break;
+		n = read(in, buf + got, HOMES_TEXT_MAX - got);
+		if (n <= 0) {
+			ended = n == 0;
+			break;
+		}
+		got += (size_t)n;
+	}
+	/* only whole lines: a path cut at the deadline is not a home */
+	for (size_t start = 0, i = 0; buf && i < got; i++) {
+		if (buf[i] != '\n')
+			continue;
+		buf[i] = '\0';
+		if (strlen(buf + start) == i - start)
+			add_home(l, buf + start);
+		start = i + 1;
+	}
+	free(buf);
+	return ended;
+}
+
 /* A missing path may be on an automount, a FUSE server or a network
  * file system that never answers: the child, never the supervisor,
  * waits on it.  Past the deadline it is SIGKILLed and never waited for:
@@ -1014,8 +1070,11 @@ static void look_up_host(struct sandbox *sb)
 	if (pid == 0)
 		look_up_child(l, p[1]);
 	close(p[1]);
-	if (pid > 0)
-		whole = read_answers(l, p[0]);
+	if (pid > 0) {
+		double deadline = monotonic_now() + LOOKUP_SECONDS;
+
+		whole = read_answers(l, p[0], deadline) && read_homes(l, p[0], deadline);
+	}
 	close(p[0]);
 	if (pid <= 0)
 		return;
