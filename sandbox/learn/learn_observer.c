@@ -314,15 +314,17 @@ static int mem_of(struct mem_cache *c, pid_t pid, bool fresh)
 	return c->fd[slot];	/* < 0: gone, or not ours to read (not dumpable) */
 }
 
-/* WHERE as the sandbox resolves it, in place; false when it cannot be.
- * Defends against a link COMMAND planted in its own tmpfs, named as a
- * host directory and pointing at a read-only one: judged through the
- * link (access follows it), the name would be proposed writable. */
+/* WHERE as the sandbox resolves it, in place, still read-only there;
+ * false when it cannot be.  Defends against a link COMMAND planted in
+ * its own tmpfs, named as a host directory and pointing at a read-only
+ * one: judged through the link (access follows it), the name would be
+ * proposed writable; and against the link turned, once judged, to a
+ * writable directory of its own named as a host one. */
 static bool resolve_in_sandbox(char *where, size_t len)
 {
 	char real[PATH_MAX];
 
-	if (!realpath(where, real) || strlen(real) >= len)
+	if (!realpath(where, real) || strlen(real) >= len || !read_only(real))
 		return false;
 	snprintf(where, len, "%s", real);
 	return true;
