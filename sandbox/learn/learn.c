@@ -780,13 +780,43 @@ static int open_no_links(const char *path)
 	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 }
 
+/* Is REL (".cargo/credentials") there below the directory DFD, or can
+ * that not be told (a link on its way, openat2 missing)?  Never follows
+ * a link. */
+static bool there_beneath(int dfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || (errno != ENOENT && errno != ENOTDIR && errno != EACCES);
+}
+
+/* Does NAME, an entry of the directory DFD, hold a home's secret (.ssh
+ * itself, .cargo/credentials of .cargo)? */
+static bool secret_entry(int dfd, const char *name)
+{
+	size_t n = strlen(name);
+	const char *rel;
+
+	for (size_t i = 0; (rel = learn_home_secret(i)); i++)
+		if (strncmp(rel, name, n) == 0 && (rel[n] == '\0' || rel[n] == '/') &&
+		    there_beneath(dfd, rel))
+			return true;
+	return false;
+}
+
 #define DIR_SCAN_MAX 4096	/* entries a directory is scanned for channels */
 
 /* LEARN_HOLDS_CHANNEL when the directory FD holds a socket, FIFO or
  * device right in it (a ro-bind of it would let the sandbox write into
- * the FIFO); LEARN_HOLDS_SECRET when it holds an entry named as a home's
- * secret (.ssh, .aws: a dotfiles checkout, a home's backup), which a
- * ro-bind of it would let the sandbox read. */
+ * the FIFO); LEARN_HOLDS_SECRET when a home's secret is there below one
+ * of its entries (.ssh, .aws/, .config/gh: a dotfiles checkout, a home's
+ * backup), which a bind of it would let the sandbox read. */
 static int scan_entries(int fd)
 {
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -803,7 +833,7 @@ static int scan_entries(int fd)
 		struct stat st;
 		unsigned char t = de->d_type;
 
-		if (learn_secret_name(de->d_name))
+		if (!(found & LEARN_HOLDS_SECRET) && secret_entry(dirfd(d), de->d_name))
 			found |= LEARN_HOLDS_SECRET;
 		if (t == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			t = S_ISFIFO(st.st_mode) ? DT_FIFO : S_ISSOCK(st.st_mode) ? DT_SOCK :

@@ -181,18 +181,12 @@ bool learn_holds_secret(const char *dir)
 	return false;
 }
 
-bool learn_secret_name(const char *name)
+const char *learn_home_secret(size_t i)
 {
-	size_t n = strlen(name);
-
-	for (size_t i = 0; i < N_SECRETS; i++) {
-		const struct secret *s = &secrets[i];
-
-		if (s->in_home && strncmp(s->path, name, n) == 0 &&
-		    (s->path[n] == '\0' || s->path[n] == '/'))
-			return true;
-	}
-	return false;
+	for (size_t k = 0; k < N_SECRETS; k++)
+		if (secrets[k].in_home && i-- == 0)
+			return secrets[k].path;
+	return NULL;
 }
 
 /* Mount points of other disks and of removable media: one lookup there

@@ -30,8 +30,8 @@ enum learn_host {
 				   objects/ or refs/): a bare repository */
 #define LEARN_HOLDS_GITDIR_IN 16	/* DIR/.git is a file whose gitdir: lies
 					   in DIR, or cannot be read */
-#define LEARN_HOLDS_SECRET 32	/* an entry named as a secret's first
-				   component (.ssh, .aws, .config) right in it */
+#define LEARN_HOLDS_SECRET 32	/* a home's secret below an entry right in
+				   it (.ssh, .aws, .config/gh) */
 #define LEARN_HOLDS_ALL 63
 
 /* One path learned: what happened there how often, first by whom. */
@@ -98,9 +98,9 @@ bool learn_components_hold(const char *path, const char *rel);
 /* Does DIR hold a secret of the table (a .config holds .config/gh)? */
 bool learn_holds_secret(const char *dir);
 
-/* Is NAME, an entry of a directory, a secret of a home's table or the
- * first component of one (".ssh", ".config" of ".config/gh")? */
-bool learn_secret_name(const char *name);
+/* The I-th secret of a home's table (".ssh", ".config/gh"), or NULL
+ * past the last. */
+const char *learn_home_secret(size_t i);
 
 /* Why PATH must never be proposed writable, or NULL. */
 const char *learn_unwritable_reason(const char *path, const char *home);
