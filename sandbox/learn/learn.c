@@ -862,9 +862,11 @@ static bool is_git_dir(int fd)
 
 #define GITDIR_FILE_MAX 4096	/* bytes of a .git file read */
 
-/* Does DIR's .git file (FD's) name a git directory inside DIR, or one
- * that cannot be told (unreadable, no gitdir: line)?  Read without
- * following a link, bounded, never blocking on a FIFO planted there. */
+/* Does DIR's .git file (FD's) name a git directory inside DIR, as
+ * written or through a link, or one that cannot be told (unreadable, no
+ * gitdir: line)?  Read without following a link, bounded, never blocking
+ * on a FIFO planted there; resolved in the lookup child, under its
+ * deadline. */
 static bool gitdir_inside(int fd, const char *dir)
 {
 	struct open_how how = {
@@ -890,7 +892,14 @@ static bool gitdir_inside(int fd, const char *dir)
 	else
 		snprintf(target, sizeof(target), "%s/%s", dir, g);
 	learn_path_normalize(target);
-	return path_within(target, dir);
+	if (path_within(target, dir))
+		return true;
+	/* named elsewhere, through a link back into DIR */
+	char *real = realpath(target, NULL);
+	bool inside = real && path_within(real, dir);
+
+	free(real);
+	return inside;
 }
 
 /* What a directory FD at PATH holds that a line must know of
