@@ -432,7 +432,9 @@ have_sandbox_for_caller() {
 # skipped, with the reason (USER_SANDBOX_WHY, from `run`'s
 # user_sandbox_probe), and its as_root part runs.
 userns_gate() {
-	NEEDS_USER_SANDBOX=no
+	# Exported: tests that run their checks in a new shell (in_mountns,
+	# in_test_net) keep the gate.
+	export NEEDS_USER_SANDBOX=no
 	grep -qx -- "$1" "$(dirname "${BASH_SOURCE[0]}")/without-userns" && return 0
 	NEEDS_USER_SANDBOX=yes
 	needs_userns

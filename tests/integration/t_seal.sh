@@ -85,7 +85,7 @@ check_exe_attack_user() {
 	exe_attack
 	exe_attack --seccomp-policy none --unshare-net
 }
-test_exe_unreachable_as_owner() { AS=as_user check_exe_attack_user; }
+test_exe_unreachable_as_owner() { needs_user_sandbox; AS=as_user check_exe_attack_user; }
 
 # Root with every other layer off (all capabilities in the sandbox's user
 # namespace, no seccomp, no Landlock scope): what stops the attack is
