@@ -18,6 +18,7 @@ learn_home() {
 # learn_project: an empty project directory (make_project's), whatever
 # the other caller's run left there.
 learn_project() {
+	needs_learn_proc
 	rm -rf "$T/work/proj"
 	make_project
 }
@@ -229,6 +230,7 @@ test_learn_timeout_doubled() { for_each_caller check_timeout_doubled; }
 # learning, COMMAND on a terminal of its own.
 check_pty() {
 	local file
+	needs_learn_proc
 	learn_home
 	printf '[user]\n\tname = On A Pty\n' > "$LH/.gitconfig"
 	chown "$(caller_uid):$(caller_uid)" "$LH/.gitconfig"

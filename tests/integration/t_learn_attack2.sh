@@ -11,6 +11,7 @@ learn_home() {
 }
 
 learn_project() {
+	needs_learn_proc
 	rm -rf "$T/work/proj"
 	make_project
 }
