@@ -509,6 +509,39 @@ needs_learn_proc() {
 		skip "the sandbox's /proc here is not its own pid namespace's (a substitute of the outer one): --learn's observer cannot yet read COMMAND's memory through it (issue 29, open)"
 }
 
+# ---- --learn's tests (t_learn*.sh) ----
+
+# learn_home: a home for $AS, $T/home-UID, owned by it (the profiles'
+# ${HOME} is the caller's $HOME: a tmpfs there inside).
+learn_home() {
+	LH="$T/home-$(caller_uid)"
+	rm -rf "$LH"
+	mkdir -m 0755 "$LH"
+	chown "$(caller_uid):$(caller_uid)" "$LH"
+}
+
+# learn_project: an empty project directory (make_project's), whatever
+# the other caller's run left there.
+learn_project() {
+	needs_learn_proc
+	rm -rf "$T/work/proj"
+	make_project
+}
+
+# learn_out NAME: a path for a learned profile, in $T/out (writable by both).
+learn_out() {
+	mkdir -m 0777 -p "$T/out"
+	rm -f "$T/out/$1"
+	echo "$T/out/$1"
+}
+
+# learn_run FILE HOME ARGS...: hutch as $AS from the project, with HOME.
+learn_run() {
+	local file=$1 home=$2
+	shift 2
+	in_project env HOME="$home" "$H" --learn "$file" "$@"
+}
+
 # This kernel's Landlock ABI (0 without Landlock), as --doctor reads it.
 landlock_abi() {
 	python3 -c 'import ctypes, sys

@@ -6,30 +6,6 @@
 # ssh key (proposed only as a comment).  Every learned file is also
 # checked for a secret or start-up file proposed writable.
 
-# learn_home: a home for $AS, $T/home-UID, owned by it (the profiles'
-# ${HOME} is the caller's $HOME: a tmpfs there inside).
-learn_home() {
-	LH="$T/home-$(caller_uid)"
-	rm -rf "$LH"
-	mkdir -m 0755 "$LH"
-	chown "$(caller_uid):$(caller_uid)" "$LH"
-}
-
-# learn_project: an empty project directory (make_project's), whatever
-# the other caller's run left there.
-learn_project() {
-	needs_learn_proc
-	rm -rf "$T/work/proj"
-	make_project
-}
-
-# learn_out NAME: a path for a learned profile, in $T/out (writable by both).
-learn_out() {
-	mkdir -m 0777 -p "$T/out"
-	rm -f "$T/out/$1"
-	echo "$T/out/$1"
-}
-
 # Nothing secret, no start-up file, no .git, neither / nor a home proposed
 # writable; no network wildcard.
 assert_safe() {
@@ -38,13 +14,6 @@ assert_safe() {
 	assert_no_match "^(bind|bind-try|dev-bind|dev-bind-try) [^ ]*(\.ssh|\.gnupg|\.aws|\.git(/| |$)|\.gitconfig|\.bashrc|\.profile)" "$text" "a secret or start-up file proposed writable"
 	assert_no_match "^(bind|bind-try) (/|/home|$LH) " "$text" "/ or a home proposed writable"
 	assert_no_match "^allow-net .*(\*|0\.0\.0\.0)" "$text" "a network wildcard proposed"
-}
-
-# learn_run FILE HOME ARGS...: hutch as $AS from the project, with HOME.
-learn_run() {
-	local file=$1 home=$2
-	shift 2
-	in_project env HOME="$home" "$H" --learn "$file" "$@"
 }
 
 check_python_import() {

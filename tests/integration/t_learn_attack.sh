@@ -2,32 +2,7 @@
 # what a learned profile may never grant, whatever COMMAND asked for, and
 # what --learn may never do to hutch or to COMMAND.  Each test names the
 # promise of docs/learn.md or hutch(1) it checks.  The helpers are
-# t_learn.sh's, repeated: a test file stands alone.
-
-learn_home() {
-	LH="$T/home-$(caller_uid)"
-	rm -rf "$LH"
-	mkdir -m 0755 "$LH"
-	chown "$(caller_uid):$(caller_uid)" "$LH"
-}
-
-learn_project() {
-	needs_learn_proc
-	rm -rf "$T/work/proj"
-	make_project
-}
-
-learn_out() {
-	mkdir -m 0777 -p "$T/out"
-	rm -f "$T/out/$1"
-	echo "$T/out/$1"
-}
-
-learn_run() {
-	local file=$1 home=$2
-	shift 2
-	in_project env HOME="$home" "$H" --learn "$file" "$@"
-}
+# lib.sh's.
 
 # "nor a directory holding a secret": one lookup of ~/.config, one file
 # made in ~/.local/share, one directory made in ~/.cargo (each missing in

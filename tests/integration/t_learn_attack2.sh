@@ -1,32 +1,6 @@
 # --learn against a hostile COMMAND, a second adversarial review: variations
 # on the first review's fixes (t_learn_attack.sh).  Each test names the
-# promise of docs/learn.md it checks.  The helpers are t_learn.sh's,
-# repeated: a test file stands alone.
-
-learn_home() {
-	LH="$T/home-$(caller_uid)"
-	rm -rf "$LH"
-	mkdir -m 0755 "$LH"
-	chown "$(caller_uid):$(caller_uid)" "$LH"
-}
-
-learn_project() {
-	needs_learn_proc
-	rm -rf "$T/work/proj"
-	make_project
-}
-
-learn_out() {
-	mkdir -m 0777 -p "$T/out"
-	rm -f "$T/out/$1"
-	echo "$T/out/$1"
-}
-
-learn_run() {
-	local file=$1 home=$2
-	shift 2
-	in_project env HOME="$home" "$H" --learn "$file" "$@"
-}
+# promise of docs/learn.md it checks.  The helpers are lib.sh's.
 
 # "secrets ... /etc/shadow: password hashes": the same hashes in the
 # backup shadow-utils keeps next to it (/etc/shadow-, /etc/gshadow-, mode
