@@ -334,8 +334,6 @@ static pid_t pid_inside(int listener, const struct seccomp_notif *req)
 {
 	char path[32], status[4096];
 	__u64 id = req->id;
-	const char *line, *end;
-	long last = 0;
 	int fd;
 	ssize_t n;
 
@@ -347,20 +345,7 @@ static pid_t pid_inside(int listener, const struct seccomp_notif *req)
 	if (n <= 0 || ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
 		return 0;
 	status[n] = '\0';
-	line = strstr(status, "\nNSpid:");
-	if (!line)
-		return 0;
-	end = strchr(line + 1, '\n');
-	for (const char *c = line + 7; *c && (!end || c < end); ) {
-		char *after;
-		long v = strtol(c, &after, 10);
-
-		if (after == c)
-			break;
-		last = v;
-		c = after;
-	}
-	return last > 0 && last <= INT_MAX ? (pid_t)last : 0;
+	return learn_nspid_last(status);
 }
 
 static pid_t cached_pid_inside(struct learn_state *l, int listener,
@@ -466,6 +451,7 @@ bool learn_answer(struct sandbox *sb, int listener, const struct seccomp_notif *
 		return false;
 	l->watched = true;
 	rq.pid = (uint32_t)cached_pid_inside(l, listener, req);
+	rq.outer_pid = req->pid;
 	if (rq.pid == 0 || l->req[1] < 0) {
 		let_continue(l, listener, req->id);
 		return true;

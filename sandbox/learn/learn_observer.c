@@ -293,13 +293,62 @@ static void send_ack(int out, uint32_t seq)
 }
 
 /* The caller's memory, its fd kept for the next call of the same pid
- * (reopened when it fails: the process exec'd, or the pid is another's). */
+ * (reopened when it fails: the process exec'd, or the pid is another's).
+ * OUTER: this sandbox's /proc is a substitute of the outer pid
+ * namespace's (see proc_is_own), so a caller is named by its outer pid. */
 struct mem_cache {
+	bool outer;
 	pid_t pid[MEM_CACHE];
 	int fd[MEM_CACHE];
 };
 
-static int mem_of(struct mem_cache *c, pid_t pid, bool fresh)
+/* Is /proc this sandbox's own (its pid namespace's)?  Not where a
+ * container engine masked the outer /proc, so that no procfs could be
+ * mounted and the sandbox got the outer one in its place. */
+static bool proc_is_own(void)
+{
+	char self[16];
+	ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return true;
+	self[n] = '\0';
+	return strtol(self, NULL, 10) == (long)getpid();
+}
+
+/* Does the outer pid OUTER name the sandbox's process INSIDE?  Defends
+ * against reading another process's memory for the caller's, where the
+ * supervisor's pid namespace is not the one this /proc shows (a
+ * sandbox in a sandbox): the numbers then mean something else. */
+static bool outer_pid_is(pid_t outer, pid_t inside)
+{
+	char name[32], status[4096];
+	int fd;
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/%d/status", (int)outer);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	status[n] = '\0';
+	return learn_nspid_last(status) == inside;
+}
+
+/* The pid that names the caller of RQ in this sandbox's /proc; 0 when
+ * none does. */
+static pid_t caller_pid(const struct mem_cache *c, const struct learn_request *rq)
+{
+	if (!c->outer)
+		return (pid_t)rq->pid;
+	if (rq->outer_pid == 0 || rq->outer_pid > INT_MAX)
+		return 0;
+	return (pid_t)rq->outer_pid;
+}
+
+static int mem_of(struct mem_cache *c, const struct learn_request *rq, pid_t pid, bool fresh)
 {
 	unsigned slot = (unsigned)pid % MEM_CACHE;
 	char name[32];
@@ -311,6 +360,10 @@ static int mem_of(struct mem_cache *c, pid_t pid, bool fresh)
 	snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
 	c->pid[slot] = pid;
 	c->fd[slot] = open(name, O_RDONLY | O_CLOEXEC);
+	if (c->fd[slot] >= 0 && c->outer && !outer_pid_is(pid, (pid_t)rq->pid)) {
+		close(c->fd[slot]);
+		c->fd[slot] = -1;
+	}
 	return c->fd[slot];	/* < 0: gone, or not ours to read (not dumpable) */
 }
 
@@ -333,13 +386,13 @@ static bool resolve_in_sandbox(char *where, size_t len)
 static void observe_one(struct mem_cache *c, const struct call_shape *s,
 			const struct learn_request *rq, int out)
 {
-	pid_t pid = (pid_t)rq->pid;
+	pid_t pid = caller_pid(c, rq);
 	char path[LEARN_PATH_MAX], where[LEARN_PATH_MAX];
-	int mem = mem_of(c, pid, false), flags = 0;
+	int mem = pid > 0 ? mem_of(c, rq, pid, false) : -1, flags = 0;
 	enum learn_kind kind;
 	bool known = mem >= 0 && call_path(pid, mem, s, rq, path, sizeof(path));
 
-	if (!known && mem >= 0 && (mem = mem_of(c, pid, true)) >= 0)
+	if (!known && mem >= 0 && (mem = mem_of(c, rq, pid, true)) >= 0)
 		known = call_path(pid, mem, s, rq, path, sizeof(path));
 	if (known)
 		flags = open_flags(mem, s, rq);
@@ -395,6 +448,7 @@ void learn_observer_run(int in, int out)
 		cache.pid[i] = 0;
 		cache.fd[i] = -1;
 	}
+	cache.outer = !proc_is_own();
 
 	signal(SIGPIPE, SIG_IGN);
 	/* No /proc in this sandbox (the profile system): no path can be

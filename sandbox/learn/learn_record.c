@@ -6,6 +6,8 @@
  * that is one absolute, normal path of printable bytes: nothing in it
  * can end a line, start a comment or quote in the profile. */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "learn_record.h"
@@ -143,4 +145,28 @@ void learn_path_normalize(char *path)
 	}
 	out[n] = '\0';
 	out[0] = '/';
+}
+
+pid_t learn_nspid_last(const char *status)
+{
+	const char *line = strstr(status, "\nNSpid:"), *end;
+	long last = 0;
+
+	if (strncmp(status, "NSpid:", 6) == 0)
+		line = status;
+	else if (line)
+		line++;
+	else
+		return 0;
+	end = strchr(line, '\n');
+	for (const char *c = line + 6; *c && (!end || c < end); ) {
+		char *after;
+		long v = strtol(c, &after, 10);
+
+		if (after == c)
+			break;
+		last = v;
+		c = after;
+	}
+	return last > 0 && last <= INT_MAX ? (pid_t)last : 0;
 }

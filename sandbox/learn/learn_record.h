@@ -2,8 +2,9 @@
  * sandbox, and their records' checks (pure: unit-tested and fuzzed).
  *
  *  - request, supervisor -> observer (a pipe): a notified call, as the
- *    kernel gave it: COMMAND's pid as the sandbox sees it, the call's
- *    number and its six arguments, and a sequence number.  Fixed size,
+ *    kernel gave it: the caller's pid as the sandbox sees it and as the
+ *    supervisor does, the call's number and its six arguments, and a
+ *    sequence number.  Fixed size,
  *    nothing of COMMAND's.  The call waits until the observer has read
  *    its path (an ack with the number) or a deadline passes.
  *  - record, observer -> supervisor (a SOCK_SEQPACKET socket, one record
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define LEARN_RECORD_MAGIC 0x316e726cu	/* "lrn1" */
 #define LEARN_ACK_MAGIC 0x6b636120u	/* " ack" */
@@ -39,6 +41,8 @@ enum learn_kind {
 struct learn_request {
 	uint32_t seq;		/* echoed in the ack; 0: none awaited */
 	uint32_t pid;		/* in the sandbox's pid namespace */
+	uint32_t outer_pid;	/* in the supervisor's: where the sandbox's
+				   /proc is a substitute of the outer one */
 	int32_t nr;		/* the call, native architecture */
 	uint64_t args[6];
 };
@@ -86,6 +90,11 @@ size_t learn_record_make(struct learn_record *rec, enum learn_kind kind, const c
 /* COMM with every byte outside [A-Za-z0-9._+-] made '?', into OUT
  * (LEARN_COMM_MAX + 1 bytes). */
 void learn_comm_clean(const char *comm, size_t len, char *out);
+
+/* The last pid of the "NSpid:" line of the text STATUS (a
+ * /proc/PID/status, NUL-terminated): the pid in the process's own pid
+ * namespace; 0 when there is none. */
+pid_t learn_nspid_last(const char *status);
 
 /* "." and ".." components and repeated slashes of the absolute PATH
  * resolved by name, in place (the observer's paths, before they are sent). */

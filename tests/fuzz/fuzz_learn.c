@@ -6,7 +6,9 @@
  * on lines of the known forms, the path as one word, nothing the sandbox
  * chose starting a line.  The input is also a path the observer
  * normalizes: the result stays absolute and free of "." and ".." and
- * empty components. */
+ * empty components.  And it is a /proc/PID/status text, whose NSpid the
+ * observer and the supervisor read: never past its NUL, never a pid
+ * below 1. */
 #include "fuzz.h"
 
 #include "learn/learn_record.h"
@@ -69,6 +71,19 @@ static void must_write(const struct learn_event *ev)
 	free(text);
 }
 
+static void must_parse_nspid(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+
+	if (!text)
+		return;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (learn_nspid_last(text) < 0)
+		abort();
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct learn_event ev;
@@ -86,5 +101,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(copy);
 	must_normalize(data, size);
+	must_parse_nspid(data, size);
 	return 0;
 }

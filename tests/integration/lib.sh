@@ -57,9 +57,11 @@ cleanup_scratch() {
 }
 
 # as_user CMD...: run CMD as the unprivileged uid, from $T/work.
-as_user() {
-	(cd "$T/work" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-		env -i PATH=/usr/bin:/bin HOME=/nonexistent USER=nobody $(sanitizer_env) "$@")
+as_user() { user_argv; (cd "$T/work" && "${USER_ARGV[@]}" "$@"); }
+# user_argv: as_user's command line before CMD, in USER_ARGV.
+user_argv() {
+	USER_ARGV=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups
+		env -i PATH=/usr/bin:/bin HOME=/nonexistent USER=nobody $(sanitizer_env))
 }
 # as_root CMD...: the same as root, from $T/work.
 as_root() {
@@ -496,17 +498,16 @@ user_sandbox_probe() (
 		"(${notice%%; running under*}; --doctor: $(echo "$doctor" | sed 's/^[[:space:]]*//; s/; fix: .*//'))"
 )
 
-# needs_learn_proc: --learn's observer reads COMMAND's memory through
-# the sandbox's /proc by the pid the sandbox sees.  Where that /proc is
-# the substitute of the outer pid namespace (a container engine masks
-# /proc, so no fresh procfs can be mounted), the pids differ and the
-# observer sees nothing yet (a known defect of issue 29): skip, saying so.
-needs_learn_proc() {
-	local as=as_root
-	[ "${AS:-as_root}" != as_user ] || as=as_user
-	(cd "$INTEGRATION_DIR" && $as "$H" sh -c 'read -r pid rest </proc/self/stat && [ "$pid" = "$$" ]') \
-		2>/dev/null ||
-		skip "the sandbox's /proc here is not its own pid namespace's (a substitute of the outer one): --learn's observer cannot yet read COMMAND's memory through it (issue 29, open)"
+# in_masked_proc AS CMD...: run CMD as AS (as_root, as_user) in a mount
+# namespace whose /proc has a file masked, as container engines mask
+# /proc/keys, /proc/kcore and others: the kernel's "too revealing" check
+# then refuses every fresh procfs below it, and hutch gives the sandbox
+# the caller's /proc in its place.
+in_masked_proc() {
+	local as=$1
+	shift
+	[ "$as" != as_user ] || { user_argv; set -- "${USER_ARGV[@]}" "$@"; }
+	as_root unshare -m sh -c 'mount --bind /dev/null /proc/keys && exec "$@"' sh "$@"
 }
 
 # ---- --learn's tests (t_learn*.sh) ----
@@ -523,7 +524,6 @@ learn_home() {
 # learn_project: an empty project directory (make_project's), whatever
 # the other caller's run left there.
 learn_project() {
-	needs_learn_proc
 	rm -rf "$T/work/proj"
 	make_project
 }

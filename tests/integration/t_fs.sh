@@ -266,17 +266,6 @@ test_symlink_attack_lands_inside() { for_each_caller check_symlink_attack_inside
 
 # ---- where the kernel refuses a fresh procfs (containers) ----
 
-# in_masked_proc AS CMD...: run CMD as AS (as_root, as_user) in a mount
-# namespace whose /proc has a file masked, as container engines mask
-# /proc/keys, /proc/kcore and others: the kernel's "too revealing" check
-# then refuses every fresh procfs below it.
-in_masked_proc() {
-	local as=$1
-	shift
-	as_root unshare -m sh -c 'mount --bind /dev/null /proc/keys && shift && exec "$@"' \
-		sh "$as" "$@"
-}
-
 # assert_proc_substitute RUN...: where the kernel refuses a fresh procfs,
 # hutch (run as RUN... "$H") runs COMMAND anyway: the caller's /proc,
 # read-only, and no way into another process of the same uid, whose

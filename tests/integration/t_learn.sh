@@ -195,11 +195,40 @@ check_timeout_doubled() {
 }
 test_learn_timeout_doubled() { for_each_caller check_timeout_doubled; }
 
+# Where the kernel refuses a fresh procfs (a container engine masked the
+# outer /proc) the sandbox's /proc is the caller's, which names COMMAND
+# by its outer pid: the observer must read COMMAND's memory by that pid,
+# and only COMMAND's.  Here, a mask on a machine that mounts a fresh
+# procfs otherwise; in such a container, as it is.
+check_proc_substitute() {
+	local file out rc=0 run=()
+	if have_fresh_procfs; then
+		[ -e /proc/keys ] || skip "no /proc/keys to mask on this kernel"
+		needs_root_unshare -m
+		run=(in_masked_proc "$AS")
+	else
+		run=("$AS")
+	fi
+	learn_home
+	printf 'seen through the outer /proc\n' > "$LH/notes"
+	chown "$(caller_uid):$(caller_uid)" "$LH/notes"
+	file=$(learn_out proc.profile)
+	"${run[@]}" env -C "$T/work" HOME="$LH" "$H" --learn "$file" -- \
+		sh -c 'cat "$0"; [ "$(readlink /proc/self)" != "$$" ] && echo outer-proc' \
+		"$LH/notes" >"$T/stdout" 2>"$T/err" || rc=$?
+	assert_eq "outer-proc" "$(cat "$T/stdout")" "the sandbox's /proc names COMMAND by another pid (the control): $(cat "$T/err")"
+	assert_eq 0 "$rc" "cat's failure is not sh's status"
+	assert_match "^ro-bind-try $LH/notes $LH/notes +# cat read it 1 time$" "$(cat "$file")" \
+		"learned through the substitute /proc"
+	out=$("${run[@]}" env -C "$T/work" HOME="$LH" "$H" --profile "$file" -- cat "$LH/notes")
+	assert_eq "seen through the outer /proc" "$out" "the second run reads it"
+}
+test_learn_where_proc_is_a_substitute() { for_each_caller check_proc_substitute; }
+
 # With --pty (on the outer terminal of t_pty.sh's harness): the same
 # learning, COMMAND on a terminal of its own.
 check_pty() {
 	local file
-	needs_learn_proc
 	learn_home
 	printf '[user]\n\tname = On A Pty\n' > "$LH/.gitconfig"
 	chown "$(caller_uid):$(caller_uid)" "$LH/.gitconfig"

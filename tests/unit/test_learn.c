@@ -93,6 +93,18 @@ START_TEST(test_normalize)
 }
 END_TEST
 
+START_TEST(test_nspid_last)
+{
+	ck_assert_int_eq(learn_nspid_last("Name:\tsh\nNSpid:\t4711\t12\t2\nNSsid:\t1\n"), 2);
+	ck_assert_int_eq(learn_nspid_last("NSpid:\t33\n"), 33);
+	ck_assert_int_eq(learn_nspid_last("Name:\tsh\nNSpid:\t9"), 9);
+	ck_assert_int_eq(learn_nspid_last("Name:\tsh\nPid:\t9\n"), 0);
+	ck_assert_int_eq(learn_nspid_last("Name:\tsh\nNSpid:\t\nNSsid:\t7\n"), 0);
+	ck_assert_int_eq(learn_nspid_last("NSpid:\t99999999999\n"), 0);
+	ck_assert_int_eq(learn_nspid_last("NSpid:\t-4\n"), 0);
+}
+END_TEST
+
 /* ---- the profile ---- */
 
 static char *profile_of(const struct learn_facts *f, size_t *proposed)
@@ -442,6 +454,7 @@ static Suite *learn_suite(void)
 	tcase_add_test(tc, test_path_check);
 	tcase_add_test(tc, test_comm_cleaned);
 	tcase_add_test(tc, test_normalize);
+	tcase_add_test(tc, test_nspid_last);
 	tcase_add_test(tc, test_profile_includes_and_one_line_per_need);
 	tcase_add_test(tc, test_profile_groups_a_directory);
 	tcase_add_test(tc, test_profile_drops_a_lookup_on_the_way);
