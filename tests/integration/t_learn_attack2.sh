@@ -32,6 +32,7 @@ as_root_passwd() {
 }
 check_passwd_home_spelled() {
 	local file out
+	needs_root_unshare -m
 	learn_project
 	learn_home
 	mkdir -p "$T/data/bob/.ssh" "$T/data/carol"
@@ -217,6 +218,7 @@ test_learn_attack2_gitdir_file_inside() { for_each_caller check_gitdir_file_insi
 # takes a second).
 check_many_homes_bounded() {
 	local file rc=0
+	needs_root_unshare -m
 	learn_project
 	learn_home
 	mkdir -p "$T/work/proj/d"
