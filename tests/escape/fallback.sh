@@ -250,11 +250,11 @@ row() {
 # process anyway: a refusal there would not be Landlock's).  The
 # listeners as uid 65534; the pathname socket in a directory outside the
 # plan.
-sleep 1000 </dev/null &
+sleep 1000 &
 VPIDS+=("$!")
 # (uid 65534's says its pid once it is that uid's: no check sees it root's)
 exec {VICTIM}< <(exec setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-	sh -c 'echo $$; exec sleep 1000 </dev/null >/dev/null')
+	sh -c 'echo $$; exec sleep 1000 >/dev/null')
 read -r pid <&"$VICTIM"
 VPIDS+=("$pid")
 ABSTRACT="hutch-fallback-$$"
