@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "landlock_scope.h"
+#include "lib/fault.h"
 #include "messages/messages.h"
 #include "sandbox.h"
 
@@ -33,7 +34,7 @@ int landlock_abi_version(void)
 {
 	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_QUERY);
 
-	return v < 0 ? 0 : (int)v;
+	return v < 0 ? 0 : fault_landlock_abi((int)v);
 }
 
 static bool network_shared(const struct plan *plan)

@@ -5,7 +5,8 @@
  *   leak-log         fork a process outside the sandbox that holds the
  *                    log pipe's write end open (before clone only)
  * and HUTCH_FAULT=lacks:FEATURE, a kernel without FEATURE, and
- * HUTCH_FAULT=refuse:MOUNT:ERRNO, a mount refused (fault.h). */
+ * HUTCH_FAULT=refuse:MOUNT:ERRNO, a mount refused, and
+ * HUTCH_FAULT=landlock-abi:N, an older Landlock (fault.h). */
 #ifdef HUTCH_FAULT
 #define _GNU_SOURCE
 #include <signal.h>
@@ -175,6 +176,22 @@ int fault_mount_refused(const char *mount)
 		if (strcmp(spec + 8 + len, errs[i].name) == 0)
 			return errs[i].err;
 	return 0;
+}
+
+/* The kernel's Landlock ABI, or N of HUTCH_FAULT=landlock-abi:N where
+ * that is lower: never more than the kernel has. */
+int fault_landlock_abi(int abi)
+{
+	const char *spec = getenv("HUTCH_FAULT");
+	char *end;
+	long n;
+
+	if (!spec || strncmp(spec, "landlock-abi:", 13) != 0)
+		return abi;
+	n = strtol(spec + 13, &end, 10);
+	if (end == spec + 13 || *end != '\0' || n < 0 || n >= abi)
+		return abi;
+	return (int)n;
 }
 
 int fault_point(struct sandbox *sb, const struct stage *stage)

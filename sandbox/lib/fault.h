@@ -12,7 +12,10 @@
  * / made private; later-mount: the new root's tmpfs; ERRNO EPERM, EACCES
  * or EINVAL) makes that mount fail with ERRNO, as a security module
  * leaving the user namespace without capabilities would (Ubuntu's
- * AppArmor restriction), without calling it. */
+ * AppArmor restriction), without calling it.
+ * HUTCH_FAULT=landlock-abi:N makes hutch use Landlock as a kernel of
+ * ABI N would have it (at most the kernel's own): the fallback's rows of
+ * an older kernel (no signal scoping before ABI 6) tested on a new one. */
 #ifndef HUTCH_FAULT_H
 #define HUTCH_FAULT_H
 
@@ -25,6 +28,7 @@ struct stage;
 int fault_point(struct sandbox *sb, const struct stage *stage);
 bool fault_kernel_lacks(const char *feature);
 int fault_mount_refused(const char *mount);
+int fault_landlock_abi(int abi);
 #else
 static inline int fault_point(struct sandbox *sb, const struct stage *stage)
 {
@@ -43,6 +47,11 @@ static inline int fault_mount_refused(const char *mount)
 {
 	(void)mount;
 	return 0;
+}
+
+static inline int fault_landlock_abi(int abi)
+{
+	return abi;
 }
 #endif
 

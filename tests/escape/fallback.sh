@@ -20,6 +20,9 @@
 #
 # Usage: tests/escape/fallback.sh [HUTCH]   as root (default: ./hutch of
 # the checkout).  Exits non-zero if any check failed.
+# With HUTCH the fault build (build/hutch-fault) and
+# HUTCH_FAULT=landlock-abi:N, hutch uses Landlock as a kernel of ABI N
+# would have it (N below this kernel's): the rows of an older kernel.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 HUTCH=$(realpath "${1:-$top/hutch}")
@@ -30,12 +33,13 @@ export HUTCH
 [ -x "$HUTCH" ] || { echo "no hutch binary at $HUTCH (make first)" >&2; exit 2; }
 
 setup_scratch
-VPID=""
+VPIDS=()
 finish() {
-	# The listener ends at EOF on its stdin; the victim by its pid.
+	local pid
+	# The listener ends at EOF on its stdin; the victims by their pids.
 	[ -z "${LISTENER[1]:-}" ] || eval "exec ${LISTENER[1]}>&-"
 	[ -z "${LISTENER_PID:-}" ] || wait "$LISTENER_PID" 2>/dev/null
-	[ -z "$VPID" ] || { kill "$VPID" 2>/dev/null; wait "$VPID" 2>/dev/null; }
+	for pid in "${VPIDS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
 	cleanup_scratch
 }
 trap finish EXIT
@@ -54,6 +58,12 @@ echo host-secret >"$T/other/secret"
 chmod 0755 "$T/bin" "$T/ro" "$T/hidden" "$T/other"
 chmod 0666 "$T/ro/data" "$T/hidden/secret" "$T/other/secret"
 ABI=$(landlock_abi)
+# HUTCH_FAULT=landlock-abi:N (the fault build): hutch's ABI, and the rows', is N.
+FAULT_ENV=()
+if [[ ${HUTCH_FAULT:-} == landlock-abi:* ]]; then
+	FAULT_ENV=(env "HUTCH_FAULT=$HUTCH_FAULT")
+	[ "${HUTCH_FAULT#landlock-abi:}" -ge "$ABI" ] || ABI=${HUTCH_FAULT#landlock-abi:}
+fi
 FB_HOME=/home/hutch-fallback-test
 BOX="--profile none --fallback landlock --unshare-all --tmpfs /tmp --mirror /usr --mirror /bin"
 BOX+=" --mirror /lib --mirror /lib64 --mirror /etc/ld.so.cache --proc /proc --dev /dev"
@@ -63,10 +73,10 @@ BOX+=" --setenv HOME $FB_HOME --tmpfs $FB_HOME --ro-bind $T/bin $T/bin --ro-bind
 # refuses user namespaces itself).
 how_forced() {
 	if $AS unshare -U true 2>/dev/null; then
-		FORCE=("$T/bin/tool" docker)
+		FORCE=("$T/bin/tool" docker "${FAULT_ENV[@]}")
 		echo "$AS: user namespaces work here: the fallback forced by tool_fallback_util's Docker-like filter"
 	else
-		FORCE=()
+		FORCE=("${FAULT_ENV[@]}")
 		echo "$AS: user namespaces are refused here ($($AS unshare -U true 2>&1 | head -n 1)): hutch falls back by itself"
 	fi
 }
@@ -94,7 +104,7 @@ fb() {
 # when: the notice names what refused user namespaces.
 fallback_when() {
 	fb true >/dev/null
-	assert_match '^hutch: fallback: user namespaces refused \(.+\); running under Landlock ABI [0-9]+ \+ seccomp; approximations: ' \
+	assert_match "^hutch: fallback: user namespaces refused \(.+\); running under Landlock ABI $ABI \+ seccomp; approximations: " \
 		"$(head -n 1 "$T/err")" "the notice"
 }
 # files: outside the plan nothing; a read-only bind is not writable.
@@ -131,11 +141,11 @@ fallback_proc_dev() {
 }
 # processes: no pid namespace, the host's processes are visible...
 fallback_host_process_visible() {
-	assert_match "^proc:ok " "$(fb "$T/bin/peer" "$VPID")" "a host process in /proc"
+	assert_match "^proc:ok " "$(fb "$T/bin/peer" "$(victim)")" "a host process in /proc"
 }
 # ... but not traceable (Landlock's domain refuses ptrace outside it).
 fallback_ptrace_host_process() {
-	assert_match " ptrace:EPERM$" "$(fb "$T/bin/peer" "$VPID")" "ptrace of a host process"
+	assert_match " ptrace:EPERM$" "$(fb "$T/bin/peer" "$(victim)")" "ptrace of a host process"
 }
 # no network: socket() fails for every family but AF_UNIX.
 fallback_network() {
@@ -144,11 +154,17 @@ fallback_network() {
 	assert_eq "socket inet: Address family not supported by protocol socket inet6: Address family not supported by protocol socket packet: Address family not supported by protocol socket netlink: Address family not supported by protocol socket unix: ok" \
 		"$out" "socket() by family"
 }
-# Landlock scoping (ABI 6+): signals and abstract sockets outside.
+# Landlock scoping (ABI 6+): signals and abstract sockets outside.  The
+# victim is the caller's own uid's, which COMMAND (no capabilities, so
+# root's cannot signal another uid's: no CAP_KILL) could signal but for
+# Landlock; the control shows that, outside the sandbox and without
+# capabilities.
 fallback_signal_host_process() {
 	local want="kill:EPERM"
 	[ "$ABI" -ge 6 ] || want="kill:ok"
-	assert_match " $want " "$(fb "$T/bin/peer" "$VPID")" "a signal to a host process (Landlock ABI $ABI)"
+	assert_match " kill:ok " "$(without_caps "$T/bin/peer" "$(victim)" | tr '\n' ' ')" \
+		"control: a signal to the same process outside the sandbox, without capabilities"
+	assert_match " $want " "$(fb "$T/bin/peer" "$(victim)")" "a signal to a host process (Landlock ABI $ABI)"
 }
 fallback_abstract_socket() {
 	local want="connect:EPERM"
@@ -197,6 +213,21 @@ fallback_says_so() {
 	assert_match '"mode": "landlock", "approximations": \[' "$(fb --json-status-fd 3 true 3>&1)" "--json-status-fd"
 }
 
+# victim: the pid of the host process of $AS's uid (VPIDS: root's, uid
+# 65534's).
+victim() { if caller_is_root; then echo "${VPIDS[0]}"; else echo "${VPIDS[1]}"; fi; }
+caller_is_root() { [ "$AS" = as_root ]; }
+
+# without_caps CMD...: CMD as $AS outside any sandbox, with no capability
+# (as COMMAND has none under the fallback).
+without_caps() {
+	if caller_is_root; then
+		$AS setpriv --inh-caps=-all --bounding-set=-all "$@"
+	else
+		$AS "$@"
+	fi
+}
+
 # --- the table --------------------------------------------------------------
 
 failed=0
@@ -214,11 +245,18 @@ row() {
 	fi
 }
 
-# The victim and the listeners: outside, as uid 65534 (root's checks see
-# another uid's process, which root's ptrace and signals would reach
-# anyway); the pathname socket in a directory outside the plan.
-setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups sleep 1000 &
-VPID=$!
+# The victims, outside: one of each caller's uid (root's COMMAND, with no
+# capability under the fallback, could not signal or trace another uid's
+# process anyway: a refusal there would not be Landlock's).  The
+# listeners as uid 65534; the pathname socket in a directory outside the
+# plan.
+sleep 1000 &
+VPIDS+=("$!")
+# (uid 65534's says its pid once it is that uid's: no check sees it root's)
+exec {VICTIM}< <(exec setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+	sh -c 'echo $$; exec sleep 1000 >/dev/null')
+read -r pid <&"$VICTIM"
+VPIDS+=("$pid")
 ABSTRACT="hutch-fallback-$$"
 mkdir -m 0777 "$T/sockets"
 PATHNAME="$T/sockets/sock"

@@ -135,6 +135,18 @@ test_fallback_table() {
 	sed 's/^/    /' "$T/table" >&2
 }
 
+# The same rows as a kernel of Landlock ABI 2 (Debian 12's 6.1, before
+# signal and abstract socket scoping) gives them, on a kernel with
+# scoping: the fault build told to use no more of Landlock than ABI 2.
+test_fallback_table_landlock_abi_2() {
+	need_fault_build
+	[ "$(landlock_abi)" -gt 2 ] || skip "this kernel's Landlock ABI is $(landlock_abi): test_fallback_table runs its rows"
+	HUTCH_FAULT=landlock-abi:2 bash "$ESCAPE_DIR/fallback.sh" "$T/hutch-fault" >"$T/table" 2>&1 ||
+		{ sed 's/^/    /' "$T/table" >&2; fail "tests/escape/fallback.sh with HUTCH_FAULT=landlock-abi:2"; }
+	assert_match "Landlock ABI 2; as root" "$(head -n 1 "$T/table")" "the table's ABI"
+	sed 's/^/    /' "$T/table" >&2
+}
+
 # --- TIOCSTI ---------------------------------------------------------------
 
 # in_pty CMD: run the shell command CMD in a new pty, as $AS.  CMD shares
