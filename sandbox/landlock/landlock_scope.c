@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "landlock_scope.h"
-#include "lib/fault.h"
+#include "lib/lib.h"
 #include "messages/messages.h"
 #include "sandbox.h"
 
