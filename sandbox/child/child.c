@@ -94,7 +94,9 @@ static int first_mount_and_release(struct sandbox *sb)
  * (getppid() says 0 across a pid namespace). */
 int stage_deathsig(struct sandbox *sb)
 {
-	timing_mark(&sb->timing, TM_CHILD_START);
+	bool fallback = sb->role == WHO_COMMAND;	/* the fallback's table */
+
+	timing_mark(&sb->timing, fallback ? TM_FB_CMD_START : TM_CHILD_START);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return stage_fail(sb, "set", "parent death signal");
 	status_leave(sb);
@@ -107,7 +109,7 @@ int stage_deathsig(struct sandbox *sb)
 	if (first_mount_and_release(sb) < 0)
 		return -1;
 	close_fd(&sb->release_pipe[0]);
-	timing_mark(&sb->timing, TM_CHILD_RELEASED);
+	timing_mark(&sb->timing, fallback ? TM_FB_CMD_RELEASED : TM_CHILD_RELEASED);
 	return protocol_userns_block(sb);
 }
 

@@ -283,6 +283,7 @@ static void reap_children(struct sandbox *sb, void *ctx)
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
 			return;
 		if (si.si_pid == sb->pid1) {
+			timing_mark(&sb->timing, TM_FB_REAPED);
 			rs->reaped = true;
 			rs->code = si.si_code;
 			rs->status = si.si_status;
@@ -371,6 +372,7 @@ int fallback_stage_enter(struct sandbox *sb)
 {
 	struct fallback_run *fr = xreallocarray(NULL, 1, sizeof(*fr));
 
+	timing_mark(&sb->timing, TM_FB_ENTER);
 	*fr = (struct fallback_run){ .chld_fd = -1, .self_fd = -1 };
 	sb->fallback_run = fr;
 	abandon_namespace_child(sb);
@@ -380,9 +382,10 @@ int fallback_stage_enter(struct sandbox *sb)
 		return -1;
 	/* Before: a failure halfway leaves a directory to remove. */
 	fr->has_dirs = true;
-	if (fallback_make_run_dirs(&fr->fb) < 0)
+	if (fallback_make_run_dirs(&fr->fb) < 0 || prepare(sb, fr) < 0)
 		return -1;
-	return prepare(sb, fr);
+	timing_mark(&sb->timing, TM_FB_READY);
+	return 0;
 }
 
 /* Stage fork: COMMAND's process, attached and released; it goes on with
@@ -395,6 +398,8 @@ int fallback_stage_fork(struct sandbox *sb)
 
 	if (rc < 0 && sb->pid1_fd >= 0)
 		abort_command(sb, fr);
+	if (rc == 0)
+		timing_mark(&sb->timing, TM_FB_RELEASED);
 	return rc;
 }
 
@@ -402,7 +407,10 @@ int fallback_stage_fork(struct sandbox *sb)
  * rules, where the namespace path has its mounts already. */
 int fallback_stage_confine(struct sandbox *sb)
 {
-	return landlock_confine(sb);
+	if (landlock_confine(sb) < 0)
+		return -1;
+	timing_mark(&sb->timing, TM_FB_CONFINED);
+	return 0;
 }
 
 /* Stage run: the supervision loop over COMMAND and its descendants. */

@@ -47,10 +47,18 @@ static const struct {
 	[TM_ENDED] = { "command_ended", TS_SUPERVISOR },
 	[TM_REAPED] = { "pid1_reaped", TS_SUPERVISOR },
 	[TM_END] = { "end", TS_SUPERVISOR },
+	[TM_FB_ENTER] = { "fallback_enter", TS_SUPERVISOR },
+	[TM_FB_READY] = { "fallback_ready", TS_SUPERVISOR },
+	[TM_FB_RELEASED] = { "fallback_released", TS_SUPERVISOR },
+	[TM_FB_CMD_START] = { "fallback_command_start", TS_COMMAND },
+	[TM_FB_CMD_RELEASED] = { "fallback_command_released", TS_COMMAND },
+	[TM_FB_CONFINED] = { "confined", TS_COMMAND },
+	[TM_FB_REAPED] = { "fallback_command_reaped", TS_SUPERVISOR },
 };
 
-/* The steps, in the stage table's order.  A step whose marks were not
- * both passed (no init with --as-pid-1, a failed launch) is left out. */
+/* The steps, in the stage tables' order.  A step whose marks were not
+ * both passed (no init with --as-pid-1, a failed launch, the other
+ * table's) is left out. */
 const struct timing_step timing_steps[] = {
 	{ "parse", TS_SUPERVISOR, "argv and profiles into the plan", TM_START, TM_PARSED },
 	{ "prepare", TS_SUPERVISOR, "each feature's prepare, the seccomp program", TM_PARSED, TM_PREP_FEATURES },
@@ -59,6 +67,14 @@ const struct timing_step timing_steps[] = {
 	{ "clone", TS_PID1, "clone3 until pid 1 runs", TM_PREPARED, TM_CHILD_START },
 	{ "idmap", TS_SUPERVISOR, "uid_map, setgroups, gid_map", TM_CLONED, TM_MAPS },
 	{ "idmap", TS_SUPERVISOR, "first mount's word, not dumpable, release", TM_MAPS, TM_RELEASED },
+	/* the Landlock fallback's table, once clone or idmap gave up */
+	{ "fallback", TS_SUPERVISOR, "namespaces tried and given up", TM_PREPARED, TM_FB_ENTER },
+	{ "fallback", TS_SUPERVISOR, "Landlock rules, per-run dirs, notice", TM_FB_ENTER, TM_FB_READY },
+	{ "fork", TS_SUPERVISOR, "fork, attach, release", TM_FB_READY, TM_FB_RELEASED },
+	{ "fork", TS_COMMAND, "fork until COMMAND's process runs", TM_FB_READY, TM_FB_CMD_START },
+	{ "deathsig", TS_COMMAND, "wake-up: release to COMMAND's process", TM_FB_RELEASED, TM_FB_CMD_RELEASED },
+	{ "confine", TS_COMMAND, "Landlock ruleset, network filter", TM_FB_CMD_RELEASED, TM_FB_CONFINED },
+	/* the namespace sandbox's table, on */
 	{ "deathsig", TS_PID1, "wake-up: release to pid 1", TM_RELEASED, TM_CHILD_RELEASED },
 	{ "network", TS_PID1, "loopback up, the proxy's listener", TM_CHILD_RELEASED, TM_NETWORK },
 	{ "hostname", TS_PID1, "sethostname", TM_NETWORK, TM_HOSTNAME },
@@ -80,8 +96,10 @@ const struct timing_step timing_steps[] = {
 	{ "exec", TS_SUPERVISOR, "execve until the supervisor sees it", TM_EXEC, TM_EXEC_SEEN },
 	{ "run", TS_SUPERVISOR, "supervisor asleep until its first wake-up", TM_LOOP, TM_WAKE },
 	{ "run", TS_SUPERVISOR, "COMMAND runs, init reports its end", TM_EXEC_SEEN, TM_ENDED },
+	{ "run", TS_SUPERVISOR, "COMMAND runs until its process is reaped", TM_EXEC_SEEN, TM_FB_REAPED },
 	{ "teardown", TS_SUPERVISOR, "init's teardown until pid 1 is reaped", TM_ENDED, TM_REAPED },
 	{ "teardown", TS_SUPERVISOR, "supervisor's finish and exit", TM_REAPED, TM_END },
+	{ "teardown", TS_SUPERVISOR, "what is left killed, run dirs gone, exit", TM_FB_REAPED, TM_END },
 };
 
 const size_t timing_n_steps = sizeof(timing_steps) / sizeof(timing_steps[0]);

@@ -52,6 +52,14 @@ enum timing_mark {
 	TM_ENDED,		/* supervisor: init said COMMAND ended */
 	TM_REAPED,		/* supervisor: pid 1 reaped */
 	TM_END,			/* supervisor: about to exit */
+	/* The Landlock fallback's, once clone or idmap gave up: */
+	TM_FB_ENTER,		/* supervisor: its first stage begins */
+	TM_FB_READY,		/* supervisor: rules, per-run directories, notice */
+	TM_FB_RELEASED,		/* supervisor: COMMAND's process forked, released */
+	TM_FB_CMD_START,	/* COMMAND's process: its first stage begins */
+	TM_FB_CMD_RELEASED,	/* COMMAND's process: released */
+	TM_FB_CONFINED,		/* COMMAND's process: the Landlock rules in force */
+	TM_FB_REAPED,		/* supervisor: COMMAND's process reaped */
 	TM_COUNT
 };
 

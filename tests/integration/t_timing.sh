@@ -25,6 +25,27 @@ check_table() {
 }
 test_timing_table_has_every_stage() { for_each_caller check_table; }
 
+# The Landlock fallback's launch (here: the fault build's refused first
+# mount, after which the pid 1 made is abandoned) shows its own table's
+# stages, and none of the namespace sandbox's that never ran.
+FALLBACK_STAGES="parse prepare fallback fork deathsig confine policy exec run teardown total"
+check_fallback_table() {
+	local out stage
+	need_fault_build
+	[ "$(landlock_abi)" -ge 1 ] || skip "no Landlock here: no fallback to time"
+	out=$($AS env HUTCH_FAULT=refuse:first-mount:EPERM "$T/hutch-fault" --timing /bin/true 2>&1) ||
+		fail "$AS: the fault build --timing /bin/true: $out"
+	assert_match "^hutch: fallback: " "$out" "$AS: the fallback ran"
+	for stage in $FALLBACK_STAGES; do
+		assert_match "^  $stage +(supervisor|COMMAND| ) " "$out" "$AS: a row of stage $stage"
+	done
+	assert_no_match "^  (network|hostname|handles|mounts|seal) " "$out" \
+		"$AS: a row of the namespace sandbox's stages after the first mount"
+	assert_match "^  run +supervisor +COMMAND runs until its process is reaped " "$out" \
+		"$AS: COMMAND's run, until the supervisor reaped it"
+}
+test_timing_fallback_table() { for_each_caller check_fallback_table; }
+
 # The JSON line: its keys, its steps, and marks in the order of causes,
 # across processes (a cross-process pair holds only on one clock).
 JSON_CHECK='import json, sys
