@@ -115,6 +115,14 @@ static void start(char **argv)
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* A login on a new terminal: the signals a terminal sends
+		 * at their defaults, whatever this harness was started
+		 * with (under nohup, hutch would rightly keep SIGHUP
+		 * ignored, and the kill:1 steps would test nothing). */
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		setsid();
 		ioctl(h.slave, TIOCSCTTY, 0);
 		for (int fd = 0; fd <= 2; fd++)
