@@ -333,12 +333,21 @@ for_each_bwrap_caller() {
 	AS=as_user run_check "$@"
 }
 
-# have_debian_bwrap: is there a /usr/bin/bwrap (Debian's bubblewrap) for
-# a control that compares hutch with it?  Where there is none, a check
-# says so with skip_part rather than passing without its control.
+# have_debian_bwrap: is there a /usr/bin/bwrap (Debian's bubblewrap)
+# that makes its sandbox as $AS, for a control that compares hutch with
+# it?  Where there is none, or it cannot (root without CAP_SYS_ADMIN in
+# a container; a security module that leaves an unprivileged user
+# namespace powerless where hutch's binary has a profile and bwrap none,
+# as on the Ubuntu stand-in with hutch registered), a check says so with
+# skip_part rather than passing without its control.
 have_debian_bwrap() {
-	[ -x /usr/bin/bwrap ] && return 0
-	WHY="no /usr/bin/bwrap (Debian's bubblewrap): the control with it is not run"
+	local err
+	if [ ! -x /usr/bin/bwrap ]; then
+		WHY="no /usr/bin/bwrap (Debian's bubblewrap): the control with it is not run"
+		return 1
+	fi
+	err=$(${AS:-as_root} /usr/bin/bwrap --ro-bind / / true 2>&1) && return 0
+	WHY="/usr/bin/bwrap makes no sandbox as this caller here (${err:-failed}): the control with it is not run"
 	return 1
 }
 
