@@ -313,6 +313,16 @@ have_root_unshare() {
 }
 needs_root_unshare() { have_root_unshare "$@" || skip "$WHY"; }
 
+# have_powerful_userns: does a user namespace that $AS makes with a
+# program of its own (unshare, a test's helper) hold its capabilities?
+# Not for an unprivileged caller under Ubuntu's restriction, or its
+# stand-in, where only a program with a profile (hutch registered) does.
+have_powerful_userns() {
+	WHY=$(${AS:-as_root} unshare -Ur true 2>&1) && return 0
+	WHY="a user namespace made by a program without a profile has no privilege here (unshare -Ur as this caller: ${WHY:-failed}): the test's own namespaces cannot be made"
+	return 1
+}
+
 # bwrap_as_caller: for a check that runs bwrap mode (the link, or
 # /usr/bin/bwrap) without --unshare-user as $AS: true unless $AS is root
 # and root cannot make namespaces of its own, when it says that this part
