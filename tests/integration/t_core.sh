@@ -158,6 +158,11 @@ test_net_capability_refused_in_hutch_mode() {
 	user_sandbox_offered || return 0
 	assert_eq 0 "$(as_user "$H" --cap-add ALL true; echo $?)" "--cap-add ALL still works"
 	command -v ip >/dev/null || skip "no ip(8) for the bwrap-mode half"
+	# Where a security module gives no capability to what a launcher
+	# executes (Ubuntu's profiles for bwrap and hutch, and the stand-in
+	# with hutch registered), --cap-add cannot act: there unshare's
+	# namespace has none either.
+	AS=as_user have_powerful_userns || { AS=as_user skip_part "bwrap mode's capability: $WHY"; return 0; }
 	assert_eq ok "$(as_user "$T/bwrap" --ro-bind / / --unshare-user --unshare-net --cap-add CAP_NET_ADMIN \
 		sh -c 'ip link set lo down && echo ok' 2>&1)" "bwrap mode: the capability acts"
 }

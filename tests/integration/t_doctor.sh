@@ -76,7 +76,7 @@ check_doctor_here() {
 		assert_check "$out" WARN landlock "ABI $(landlock_abi): the fallback works, but"
 	fi
 	assert_check "$out" OK mode "namespaces"
-	if $AS unshare -Urmpf --mount-proc true 2>/dev/null; then
+	if have_fresh_procfs; then
 		assert_check "$out" OK procfs "a fresh procfs mounts"
 	else
 		assert_check "$out" WARN procfs "the kernel refuses a fresh procfs"
