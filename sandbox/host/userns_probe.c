@@ -83,12 +83,15 @@ static void __attribute__((noreturn)) probe_steps(int out)
 	char map[32];
 
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned)geteuid());
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+	/* The user namespace alone first: a filter refuses that itself, a
+	 * security module that withholds capabilities in it lets it be made
+	 * (then the map write, or the mount namespace beside it, fails). */
+	if (unshare(CLONE_NEWUSER) < 0)
 		r = (struct userns_trial){ USERNS_UNSHARE, errno };
 	else if (write_text("/proc/self/setgroups", "deny") < 0 ||
 		 write_text("/proc/self/uid_map", map) < 0)
 		r = (struct userns_trial){ USERNS_MAP, errno };
-	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	else if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		r = (struct userns_trial){ USERNS_MOUNT, errno };
 	_exit(write(out, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
 }
@@ -130,9 +133,12 @@ bool userns_seccomp_filtered(void)
 
 /* Ubuntu's restriction, told by what it does: the namespace was made
  * (clone or unshare worked), and the first step that needs a capability
- * in it (the map write, the first mount) is refused.  Not where a
- * seccomp filter may be what refuses, nor for root (mapping uid 0 needs
- * CAP_SETFCAP, which a nested root may lack). */
+ * in it (the map write, the first mount) is refused.  Not for root
+ * (mapping uid 0 needs CAP_SETFCAP, which a nested root may lack); under
+ * a seccomp filter only the map write tells (a filter may refuse a
+ * mount, not a capability): so a hutch inside a sandbox whose programs
+ * hold no capability (Ubuntu's profile for hutch or bwrap) is told from
+ * a hutch inside Docker's default. */
 bool userns_powerless(const struct userns_trial *r)
 {
 	if (r->step != USERNS_MAP && r->step != USERNS_MOUNT)
@@ -141,7 +147,9 @@ bool userns_powerless(const struct userns_trial *r)
 		return false;
 	if (proc_read_number(APPARMOR_SYSCTL) == 1)
 		return true;
-	return geteuid() != 0 && !userns_seccomp_filtered();
+	if (geteuid() == 0)
+		return false;
+	return r->step == USERNS_MAP || !userns_seccomp_filtered();
 }
 
 static enum userns_refusal classify_eperm(const struct userns_trial *r)
