@@ -334,17 +334,11 @@ static pid_t pid_inside(int listener, const struct seccomp_notif *req)
 {
 	char path[32], status[4096];
 	__u64 id = req->id;
-	int fd;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%u/status", req->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
+	if (read_file_at(AT_FDCWD, path, status, sizeof(status)) <= 0 ||
+	    ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
 		return 0;
-	status[n] = '\0';
 	return learn_nspid_last(status);
 }
 

@@ -32,6 +32,7 @@
 
 #include "learn_observer.h"
 #include "learn_record.h"
+#include "lib/lib.h"
 
 #define MEM_CACHE 64	/* callers' /proc/PID/mem kept open */
 
@@ -323,18 +324,10 @@ static bool proc_is_own(void)
 static bool outer_pid_is(pid_t outer, pid_t inside)
 {
 	char name[32], status[4096];
-	int fd;
-	ssize_t n;
 
 	snprintf(name, sizeof(name), "/proc/%d/status", (int)outer);
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return false;
-	status[n] = '\0';
-	return learn_nspid_last(status) == inside;
+	return read_file_at(AT_FDCWD, name, status, sizeof(status)) > 0 &&
+	       learn_nspid_last(status) == inside;
 }
 
 /* The pid that names the caller of RQ in this sandbox's /proc; 0 when

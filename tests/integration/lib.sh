@@ -323,6 +323,15 @@ have_powerful_userns() {
 	return 1
 }
 
+# prober CALLER: who runs a control made with unshare for CALLER: CALLER,
+# or root where CALLER's own programs get powerless user namespaces
+# (Ubuntu's restriction, the stand-in): the kernel's checks these
+# controls ask about (a procfs "too revealing", sethostname) are the
+# mount or uts namespace's, the same for every caller in it.
+prober() {
+	if [ "$1" = as_root ] || AS=$1 have_powerful_userns; then echo "$1"; else echo as_root; fi
+}
+
 # bwrap_as_caller: for a check that runs bwrap mode (the link, or
 # /usr/bin/bwrap) without --unshare-user as $AS: true unless $AS is root
 # and root cannot make namespaces of its own, when it says that this part
@@ -364,15 +373,10 @@ have_debian_bwrap() {
 # have_fresh_procfs: can $AS mount a procfs of its own in new user, mount
 # and pid namespaces?  Where it cannot (the engine's masks over a
 # container's /proc), hutch mode's --proc shows the caller's /proc,
-# read-only, behind a Landlock fence (--doctor's procfs line).  Where an
-# unprivileged caller's own programs get powerless user namespaces
-# (Ubuntu's restriction, the stand-in), unshare cannot tell for it, and
-# root's probe answers: the kernel's "too revealing" check is the mount
-# namespace's, the same for every caller in it.
+# read-only, behind a Landlock fence (--doctor's procfs line).  (Asked
+# of root where the caller's own unshare cannot tell: see prober.)
 have_fresh_procfs() {
-	local as=${AS:-as_root}
-	[ "$as" = as_root ] || AS=$as have_powerful_userns || as=as_root
-	WHY=$($as unshare -Urmpf --mount-proc true 2>&1) && return 0
+	WHY=$($(prober "${AS:-as_root}") unshare -Urmpf --mount-proc true 2>&1) && return 0
 	WHY="a fresh procfs is refused here (unshare -Urmpf --mount-proc: ${WHY:-failed}; see --doctor procfs)"
 	return 1
 }
@@ -391,14 +395,10 @@ unprivileged_sandbox_callers() {
 have_hostname_in_userns() {
 	local as
 	for as in as_root $(unprivileged_sandbox_callers); do
-		# (a caller whose own programs get powerless namespaces: root's
-		# probe answers, see have_fresh_procfs)
-		[ "$as" = as_root ] || AS=$as have_powerful_userns || continue
-		WHY=$($as unshare -Uru hostname hutch-probe 2>&1) && continue
+		WHY=$($(prober $as) unshare -Uru hostname hutch-probe 2>&1) && continue
 		WHY="sethostname in a user namespace is refused here ($as: unshare -Uru hostname: ${WHY:-failed})"
 		return 1
 	done
-	return 0
 }
 needs_hostname_in_userns() { have_hostname_in_userns || skip "$WHY"; }
 
