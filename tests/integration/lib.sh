@@ -332,6 +332,44 @@ prober() {
 	if [ "$1" = as_root ] || AS=$1 have_powerful_userns; then echo "$1"; else echo as_root; fi
 }
 
+# Where what a sandbox executes holds no capability (a security module's
+# profile for hutch or bwrap, as Ubuntu's; the stand-in with hutch
+# registered), an unprivileged caller's sandbox inside another gets a
+# powerless user namespace: nothing nests, and an inner hutch names that
+# cause (POWERLESS_RE).  Told as the suite's other controls tell it: this
+# caller's own unshare gets no privilege either.
+POWERLESS_RE="(a security module refuses capabilities in new user namespaces|kernel\.apparmor_restrict_unprivileged_userns=1 leaves)"
+no_nesting_here() {
+	command_caps_withheld || return 1
+	WHY="nothing nests for this caller here: $WHY"
+}
+
+# command_caps_withheld: does what hutch executes for $AS hold no
+# capability, whatever --cap-add asks (hutch's profile under Ubuntu's
+# restriction, or its stand-in)?  A check whose control needs COMMAND to
+# hold a capability, or that tells one layer from another by granting
+# them all, is skipped there saying so; what it guards is refused all
+# the same, by the capability check.
+command_caps_withheld() {
+	[ "$AS" = as_user ] && ! have_powerful_userns || return 1
+	WHY="what a sandbox executes holds no capability for this caller, --cap-add or not, as under Ubuntu's profiles ($WHY)"
+}
+
+# copy_makes_sandbox COPY: does a copy of hutch at the path COPY make the
+# namespace sandbox as $AS?  Not where a security module gives the
+# caller's own user namespaces no privilege and hutch's profile attaches
+# to the installed paths only (Ubuntu's restriction; the stand-in with
+# hutch registered): a copy elsewhere, which an attack on the binary by
+# its owner needs, is refused there with the module named, and the check
+# is skipped saying so.  Any other failure is the check's to see.
+copy_makes_sandbox() {
+	local err
+	err=$(cd / && $AS "$1" --profile none --ro-bind / / true 2>&1) && return 0
+	[[ $err =~ $POWERLESS_RE ]] || return 0
+	WHY="a copy of hutch at $1 gets no profile here, and its user namespace no privilege ($err): the sandbox to attack is not made"
+	return 1
+}
+
 # bwrap_as_caller: for a check that runs bwrap mode (the link, or
 # /usr/bin/bwrap) without --unshare-user as $AS: true unless $AS is root
 # and root cannot make namespaces of its own, when it says that this part

@@ -17,18 +17,6 @@ SETFCAP_CAUSE="uid 0 without CAP_SETFCAP, which the sandbox around hutch withhol
 MOUNT_CAUSE="the sandbox around hutch refuses mount_setattr (Function not implemented) even in a user namespace of hutch's own; fix: start that hutch with --allow-nested (another sandbox: let its seccomp filter allow the mount calls hutch(1) lists under --allow-nested)"
 MOUNT_HINT="a mount call among them: a sandbox inside needs --allow-nested"
 
-# Where what a sandbox executes holds no capability (a security module's
-# profile for hutch or bwrap, as Ubuntu's; the stand-in with hutch
-# registered), an unprivileged caller's sandbox inside another gets a
-# powerless user namespace: nothing nests, and an inner hutch names that
-# cause.  Told as the suite's other controls tell it: this caller's own
-# unshare gets no privilege either.
-POWERLESS_RE="(a security module refuses capabilities in new user namespaces|kernel\.apparmor_restrict_unprivileged_userns=1 leaves)"
-no_nesting_here() {
-	[ "$AS" = as_user ] && ! have_powerful_userns || return 1
-	WHY="nothing nests for this caller here: $WHY (what a sandbox executes holds no capability, as under Ubuntu's profiles)"
-}
-
 # A sandbox inside needs the outer one's own /proc (its id map files, its
 # pid namespace); where the machine allows no fresh procfs (a container
 # engine's masked /proc), hutch gives COMMAND a read-only substitute and

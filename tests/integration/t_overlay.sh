@@ -92,13 +92,15 @@ call(431, fd, 0, b"userxattr", None, 0)  # FSCONFIG_SET_FLAG
 for key in "lowerdir", "upperdir", "workdir":
     call(431, fd, 1, key.encode(), (sys.argv[1] + "/" + key).encode(), 0)
 call(431, fd, 6, None, None, 0)  # FSCONFIG_CMD_CREATE'
+# (Probed as root where $AS's own namespaces are powerless: see prober.)
 needs_overlay_upper_here() {
-	local d
+	local d as
+	as=$(prober "$AS")
 	d=$(mktemp -d "$T/probe.XXXXXX")
 	mkdir "$d/lowerdir" "$d/upperdir" "$d/workdir"
 	chmod -R a+rX "$d"
-	if [ "$AS" = as_user ]; then chown -R $NOBODY:$NOBODY "$d"; fi
-	WHY=$($AS unshare -Urm python3 -c "$OVERLAY_PROBE" "$d" 2>&1) ||
+	if [ "$as" = as_user ]; then chown -R $NOBODY:$NOBODY "$d"; fi
+	WHY=$($as unshare -Urm python3 -c "$OVERLAY_PROBE" "$d" 2>&1) ||
 		skip "an overlay's upper directory on the file system of $T ($(findmnt -no FSTYPE -T "$T")) is refused here: ${WHY:-failed}"
 	rm -rf "$d"
 }

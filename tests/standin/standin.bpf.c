@@ -14,19 +14,22 @@
  * Here: a user namespace owned by a uid in restricted_uids (its creator's
  * euid, which the kernel records as the owner) is restricted, and so is
  * every namespace below it.  A capability check whose cred lives in a
- * restricted namespace is denied with EPERM unless the task runs under
- * the stand-in for a loaded profile with `userns,` attached to a path:
- * it executed, unlabelled, a file from a path matching one of the
+ * restricted namespace is denied with EPERM unless the cred carries the
+ * stand-in for a loaded profile with `userns,` attached to a path: its
+ * task executed, unlabelled, a file from a path matching one of the
  * loader's patterns (allowed_programs); what it executes in turn keeps
  * nothing (the labels map).
  *
- * AppArmor mediates more than capabilities, and two of its refusals come
- * first and with another errno, which programs print: mount, umount,
- * pivot_root and move_mount are refused with EACCES (the profile has no
- * mount rules; the LSM hook runs before the capability check), and so
- * is opening a file through a mount outside the task's mount namespace
- * (a "disconnected path": bwrap's /proc fd from before its clone, hence
- * "bwrap: setting up uid map: Permission denied").  Keyed on the
+ * AppArmor mediates more than capabilities, and in unprivileged_userns
+ * two of its refusals come first and with another errno, which programs
+ * print: mount, umount, pivot_root and move_mount are refused with
+ * EACCES (that profile has no mount rules; the LSM hook runs before the
+ * capability check), and so is opening a file through a mount outside
+ * the task's mount namespace (a "disconnected path": bwrap's /proc fd
+ * from before its clone, hence "bwrap: setting up uid map: Permission
+ * denied").  A program's profile (hutch's -command, Ubuntu's
+ * unpriv_bwrap) has mount rules and attach_disconnected: what it runs
+ * meets only the capability check.  Restriction keyed on the
  * namespace's owner,
  * not on a record made at creation: nothing to clean up when namespaces
  * die, no inode number reused by the next one. */
@@ -68,10 +71,15 @@ struct {
 	__type(value, __u32);
 } allowed_programs SEC(".maps");
 
-/* Each task's label, as AppArmor keeps a profile in a task's
- * credentials: set at exec, inherited at fork, dropped when the task is
- * freed.  A task with none is unconfined (and, in a restricted
- * namespace, confined by the restriction).
+/* Each credential's label, as AppArmor keeps a profile in a task's
+ * credentials (cred->security): set at exec on the new credentials,
+ * copied whenever the kernel prepares credentials from others (fork,
+ * unshare, setuid, a filesystem's override credentials: overlayfs
+ * acts with its mounter's, so a capability check inside it asks about
+ * the label of whoever mounted it, not of the task writing), dropped
+ * when the credentials are freed.  Credentials with none are
+ * unconfined (and, in a restricted namespace, confined by the
+ * restriction).
  *   LABEL_PROFILE  executed a registered file (from an attached path)
  *                  while unlabelled: keeps its capabilities
  *   LABEL_COMMAND  executed anything while labelled: what the registered
@@ -86,7 +94,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
-	__type(key, __u64);	/* the task_struct's address */
+	__type(key, __u64);	/* the struct cred's address */
 	__type(value, __u32);
 } labels SEC(".maps");
 
@@ -137,27 +145,32 @@ static bool registered_file(struct file *file)
 	return bpf_map_lookup_elem(&allowed_programs, &id) != NULL;
 }
 
-/* Does the current task run under the registered program's profile? */
-static bool allowed_program(void)
+/* The label of credentials CRED, 0 for none. */
+static __u32 cred_label(const struct cred *cred)
 {
-	__u64 task = (__u64)bpf_get_current_task_btf();
-	__u32 *label = bpf_map_lookup_elem(&labels, &task);
+	__u64 key = (__u64)cred;
+	__u32 *label = bpf_map_lookup_elem(&labels, &key);
 
-	return label && *label == LABEL_PROFILE;
+	return label ? *label : 0;
 }
 
-/* Is the current task confined: in a restricted namespace, and not a
- * registered program? */
-static bool confined_task(void)
+/* Is the current task in AppArmor's unprivileged_userns profile: its
+ * credentials (the subjective ones, overridden or not, as AppArmor
+ * asks) in a restricted namespace, and under no profile of a program?
+ * Only that profile refuses mounts and disconnected paths; hutch's
+ * profiles allow both (mount rules, attach_disconnected) and leave the
+ * refusal to the capability check, as Ubuntu's unpriv_bwrap does. */
+static bool unprivileged_userns_task(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	const struct cred *cred = BPF_CORE_READ(task, cred);
 
-	return restricted(BPF_CORE_READ(task, cred, user_ns)) && !allowed_program();
+	return restricted(BPF_CORE_READ(cred, user_ns)) && cred_label(cred) == 0;
 }
 
 static int refuse_mount(int ret)
 {
-	if (ret || !confined_task())
+	if (ret || !unprivileged_userns_task())
 		return ret;
 	count(0);
 	return -EACCES;
@@ -204,18 +217,19 @@ int BPF_PROG(standin_file_open, struct file *file, int ret)
 	if (ret || (unsigned long)file_ns + 4096 <= 4096 ||
 	    file_ns == BPF_CORE_READ(task, nsproxy, mnt_ns))
 		return ret;
-	if (!confined_task())
+	if (!unprivileged_userns_task())
 		return 0;
 	count(0);
 	return -EACCES;
 }
 
-/* The label at exec, once the exec can no longer fail. */
-SEC("lsm/bprm_committed_creds")
+/* The label at exec, on the credentials the exec commits (prepared
+ * from the caller's, so they hold its label already). */
+SEC("lsm/bprm_committing_creds")
 int BPF_PROG(standin_exec_label, struct linux_binprm *bprm)
 {
-	__u64 task = (__u64)bpf_get_current_task_btf();
-	__u32 *label = bpf_map_lookup_elem(&labels, &task);
+	__u64 key = (__u64)BPF_CORE_READ(bprm, cred);
+	__u32 *label = bpf_map_lookup_elem(&labels, &key);
 	__u32 next;
 
 	if (label)
@@ -224,29 +238,39 @@ int BPF_PROG(standin_exec_label, struct linux_binprm *bprm)
 		next = LABEL_PROFILE;
 	else
 		return 0;
-	bpf_map_update_elem(&labels, &task, &next, BPF_ANY);
+	bpf_map_update_elem(&labels, &key, &next, BPF_ANY);
 	return 0;
 }
 
-/* A new task (process or thread) inherits its creator's label. */
-SEC("lsm/task_alloc")
-int BPF_PROG(standin_task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
+static void copy_label(const struct cred *to, const struct cred *from)
 {
-	__u64 parent = (__u64)bpf_get_current_task_btf(), child = (__u64)task;
-	__u32 *label;
+	__u64 dst = (__u64)to, src = (__u64)from;
+	__u32 *label = bpf_map_lookup_elem(&labels, &src);
 
-	if (ret)
-		return ret;
-	label = bpf_map_lookup_elem(&labels, &parent);
 	if (label)
-		bpf_map_update_elem(&labels, &child, label, BPF_ANY);
+		bpf_map_update_elem(&labels, &dst, label, BPF_ANY);
+}
+
+/* New credentials made from others inherit their label. */
+SEC("lsm/cred_prepare")
+int BPF_PROG(standin_cred_prepare, struct cred *new, const struct cred *old, gfp_t gfp, int ret)
+{
+	if (!ret)
+		copy_label(new, old);
+	return ret;
+}
+
+SEC("lsm/cred_transfer")
+int BPF_PROG(standin_cred_transfer, struct cred *new, const struct cred *old)
+{
+	copy_label(new, old);
 	return 0;
 }
 
-SEC("lsm/task_free")
-int BPF_PROG(standin_task_free, struct task_struct *task)
+SEC("lsm/cred_free")
+int BPF_PROG(standin_cred_free, struct cred *cred)
 {
-	__u64 key = (__u64)task;
+	__u64 key = (__u64)cred;
 
 	bpf_map_delete_elem(&labels, &key);
 	return 0;
@@ -260,7 +284,7 @@ int BPF_PROG(standin_capable, const struct cred *cred, struct user_namespace *ns
 		return ret;	/* already refused */
 	if (!restricted(BPF_CORE_READ(cred, user_ns)))
 		return 0;
-	if (allowed_program()) {
+	if (cred_label(cred) == LABEL_PROFILE) {
 		count(1);
 		return 0;
 	}
