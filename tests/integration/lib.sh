@@ -332,6 +332,17 @@ prober() {
 	if [ "$1" = as_root ] || AS=$1 have_powerful_userns; then echo "$1"; else echo as_root; fi
 }
 
+# command_caps_withheld: does what hutch executes for $AS hold no
+# capability, whatever --cap-add asks (hutch's profile under Ubuntu's
+# restriction, or its stand-in)?  A check whose control needs COMMAND to
+# hold a capability, or that tells one layer from another by granting
+# them all, is skipped there saying so; what it guards is refused all
+# the same, by the capability check.
+command_caps_withheld() {
+	[ "$AS" = as_user ] && ! have_powerful_userns || return 1
+	WHY="what a sandbox executes holds no capability for this caller, --cap-add or not, as under Ubuntu's profiles ($WHY)"
+}
+
 # Where what a sandbox executes holds no capability (a security module's
 # profile for hutch or bwrap, as Ubuntu's; the stand-in with hutch
 # registered), an unprivileged caller's sandbox inside another gets a
@@ -342,17 +353,6 @@ POWERLESS_RE="(a security module refuses capabilities in new user namespaces|ker
 no_nesting_here() {
 	command_caps_withheld || return 1
 	WHY="nothing nests for this caller here: $WHY"
-}
-
-# command_caps_withheld: does what hutch executes for $AS hold no
-# capability, whatever --cap-add asks (hutch's profile under Ubuntu's
-# restriction, or its stand-in)?  A check whose control needs COMMAND to
-# hold a capability, or that tells one layer from another by granting
-# them all, is skipped there saying so; what it guards is refused all
-# the same, by the capability check.
-command_caps_withheld() {
-	[ "$AS" = as_user ] && ! have_powerful_userns || return 1
-	WHY="what a sandbox executes holds no capability for this caller, --cap-add or not, as under Ubuntu's profiles ($WHY)"
 }
 
 # copy_makes_sandbox COPY: does a copy of hutch at the path COPY make the

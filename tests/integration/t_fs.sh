@@ -326,7 +326,7 @@ test_proc_substitute_where_procfs_is_refused() { for_each_caller check_proc_subs
 test_proc_empty_without_landlock() {
 	local out
 	needs_user_sandbox
-	! AS=as_user no_nesting_here || skip "$WHY"
+	if AS=as_user no_nesting_here; then skip "$WHY"; fi
 	AS=as_user have_fresh_procfs || skip "$WHY: the outer sandbox's /proc is then" \
 		"the caller's, read-only, where the inner hutch cannot write its child's id maps"
 	printf 'default allow\ndeny landlock_create_ruleset ENOSYS\n' >"$T/nolandlock.policy"

@@ -228,11 +228,11 @@ int BPF_PROG(standin_file_open, struct file *file, int ret)
 SEC("lsm/bprm_committing_creds")
 int BPF_PROG(standin_exec_label, struct linux_binprm *bprm)
 {
-	__u64 key = (__u64)BPF_CORE_READ(bprm, cred);
-	__u32 *label = bpf_map_lookup_elem(&labels, &key);
+	const struct cred *cred = BPF_CORE_READ(bprm, cred);
+	__u64 key = (__u64)cred;
 	__u32 next;
 
-	if (label)
+	if (cred_label(cred))
 		next = LABEL_COMMAND;
 	else if (registered_file(BPF_CORE_READ(bprm, file)))
 		next = LABEL_PROFILE;
