@@ -240,7 +240,7 @@ vm_stage_checkout() {
 # console is this terminal and root is logged in on it (no job is run).
 vm_run() {
 	local run=$1 flavor=$2 shell=${VM_SHELL:-0}
-	local timeout=${HUTCH_VM_TIMEOUT:-3600} mem=${HUTCH_VM_MEM:-4G} smp=${HUTCH_VM_SMP:-2}
+	local timeout=${HUTCH_VM_TIMEOUT:-$(vm_steps_bound "$run")} mem=${HUTCH_VM_MEM:-4G} smp=${HUTCH_VM_SMP:-2}
 	vm_kernel "$flavor" || return 2
 	vm_accel
 	mkdir -p "$run/job/job/out/files"
@@ -339,6 +339,16 @@ vm_new_run() {
 # vm_step NAME USER TIMEOUT CMD: one more step for the guest.
 vm_step() {
 	printf 'step %q %q %q %q\n' "$@" >> "$VM_RUN/job/job/steps"
+}
+
+# vm_steps_bound RUNDIR: the default bound of the whole boot: the boot's
+# own and every step's added up, so that a step ending within its bound
+# is never cut by the boot's; 3600 s if a step has none (TIMEOUT 0) or
+# there is no step (--shell).
+vm_steps_bound() {
+	awk -v boot="${HUTCH_VM_BOOT_TIMEOUT:-600}" '
+		$1 == "step" { steps++; if ($4 == 0) unbounded = 1; sum += $4 }
+		END { print (unbounded || !steps) ? 3600 : boot + sum }' "$1/job/job/steps"
 }
 
 # Keep the 4 most recently used images; remove older ones.
